@@ -1,0 +1,28 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { SessionNotFoundError, type RequestInfo } from '../session/session-manager.js';
+import { header, isValidSessionId } from './headers.js';
+import type { ResolvedOptions } from './options.js';
+import { sendError } from './respond.js';
+
+type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
+
+/** DELETE: the client ends its session; the id answers 404 from then on. */
+export async function handleDelete(req: Req, res: ServerResponse, o: ResolvedOptions): Promise<void> {
+  if (!o.sessionManager.stateful) {
+    return sendError(res, 405, ErrorCode.ServerError, 'Method Not Allowed: this server is stateless; there is no session to delete', null, undefined, { Allow: 'POST' });
+  }
+  const sessionId = header(req, 'mcp-session-id');
+  if (sessionId === undefined) return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
+  try {
+    if (!isValidSessionId(sessionId)) throw new SessionNotFoundError(sessionId);
+    await o.sessionManager.closeSession(sessionId, { authInfo: req.auth, httpRequest: req });
+    res.writeHead(200);
+    res.end();
+  } catch (error) {
+    if (error instanceof SessionNotFoundError) {
+      return sendError(res, 404, ErrorCode.SessionNotFound, `Session not found: ${sessionId.slice(0, 64)}`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,40 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { isSessionEraVersion, SESSION_ERA_VERSIONS } from '../protocol/versions.js';
+import { SessionNotFoundError, type RequestInfo } from '../session/session-manager.js';
+import { acceptsSse, header, isValidSessionId } from './headers.js';
+import type { ResolvedOptions } from './options.js';
+import { sendError } from './respond.js';
+import { writeStream } from './stream-writer.js';
+
+type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
+
+/** GET: the session's standalone stream, or with `Last-Event-ID` the resumption of any of its streams. */
+export async function handleGet(req: Req, res: ServerResponse, o: ResolvedOptions): Promise<void> {
+  if (!o.sessionManager.stateful) {
+    return sendError(res, 405, ErrorCode.ServerError, 'Method Not Allowed: this server is stateless; there is no stream to GET', null, undefined, { Allow: 'POST' });
+  }
+  if (!acceptsSse(header(req, 'accept'))) {
+    return sendError(res, 406, ErrorCode.ServerError, 'Not Acceptable: the Accept header must list text/event-stream');
+  }
+  const versionHeader = header(req, 'mcp-protocol-version');
+  if (versionHeader !== undefined && !isSessionEraVersion(versionHeader)) {
+    return sendError(res, 400, ErrorCode.ServerError, `Bad Request: unsupported MCP-Protocol-Version "${versionHeader}"; this server supports ${SESSION_ERA_VERSIONS.join(', ')}`);
+  }
+  const sessionId = header(req, 'mcp-session-id');
+  if (sessionId === undefined) return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
+  const info: RequestInfo = { authInfo: req.auth, httpRequest: req };
+  const lastEventId = header(req, 'last-event-id');
+  try {
+    if (!isValidSessionId(sessionId)) throw new SessionNotFoundError(sessionId);
+    const stream = lastEventId !== undefined
+      ? await o.sessionManager.resume(sessionId, lastEventId, info)
+      : await o.sessionManager.createStandaloneStream(sessionId, info);
+    await writeStream(res, stream, { keepAlive: o.keepAlive, flushHeaders: true });
+  } catch (error) {
+    if (error instanceof SessionNotFoundError) {
+      return sendError(res, 404, ErrorCode.SessionNotFound, `Session not found: ${sessionId.slice(0, 64)}. Send initialize to start a new one.`);
+    }
+    throw error;
+  }
+}

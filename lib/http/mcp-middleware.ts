@@ -1,0 +1,67 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { handleDelete } from './delete-handler.js';
+import { handleGet } from './get-handler.js';
+import { header } from './headers.js';
+import { checkHostAndOrigin } from './host-guard.js';
+import { resolveOptions, type McpMiddlewareOptions } from './options.js';
+import { handlePost } from './post-handler.js';
+import { sendError } from './respond.js';
+
+type NextFunction = (error?: unknown) => void;
+type ExpressLikeRequest = IncomingMessage & { path?: string };
+
+/** The middleware `mcpMiddleware` returns: an Express request handler with a `close()` for shutdown. */
+export interface McpRequestHandler {
+  (req: IncomingMessage, res: ServerResponse, next: NextFunction): void;
+  /** Ends every session and timer; call it when the HTTP server shuts down. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves MCP over Streamable HTTP at `options.path` (default `/mcp`): POST for client messages, GET for the
+ * session's stream and resumption, DELETE to end a session. Mount it after your auth middleware:
+ * `app.use(mcpMiddleware({ server }))`. Everything is built here, once; requests allocate only their own state.
+ */
+export function mcpMiddleware(options: McpMiddlewareOptions): McpRequestHandler {
+  const o = resolveOptions(options);
+  const onUnexpected = (res: ServerResponse, next: NextFunction) => (error: unknown) => {
+    if (!res.headersSent) {
+      console.error('[mcp-express] unexpected error:', error);
+      sendError(res, 500, ErrorCode.InternalError, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+    } else {
+      res.destroy(error instanceof Error ? error : undefined);
+    }
+    void next;
+  };
+
+  const handler = function mcp(req: ExpressLikeRequest, res: ServerResponse, next: NextFunction): void {
+    const path = req.path ?? pathOf(req.url);
+    if (path !== o.path && path !== o.path + '/') return next();
+    const verdict = checkHostAndOrigin(header(req, 'host'), header(req, 'origin'), o.guard);
+    if (!verdict.ok) return sendError(res, verdict.status, ErrorCode.ServerError, verdict.message);
+    switch (req.method) {
+      case 'POST':
+        handlePost(req, res, o).catch(onUnexpected(res, next));
+        return;
+      case 'GET':
+        handleGet(req, res, o).catch(onUnexpected(res, next));
+        return;
+      case 'DELETE':
+        handleDelete(req, res, o).catch(onUnexpected(res, next));
+        return;
+      default: {
+        const allow = o.sessionManager.stateful ? 'GET, POST, DELETE' : 'POST';
+        sendError(res, 405, ErrorCode.ServerError, `Method Not Allowed: use ${allow}`, null, undefined, { Allow: allow });
+      }
+    }
+  } as McpRequestHandler;
+  handler.close = () => o.sessionManager.shutdown();
+  return handler;
+}
+
+function pathOf(url: string | undefined): string {
+  if (!url) return '/';
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}

@@ -1,0 +1,159 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { parseMessage, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { McpError } from '../protocol/mcp-error.js';
+import { isSessionEraVersion, SESSION_ERA_VERSIONS } from '../protocol/versions.js';
+import { TooManySessionsError } from '../session/local-session-manager.js';
+import { SessionNotFoundError, type RequestInfo } from '../session/session-manager.js';
+import type { SseEvent, SseStream } from '../session/sse-event.js';
+import { acceptsJsonAndSse, header, isJsonContentType, isValidSessionId } from './headers.js';
+import type { ResolvedOptions } from './options.js';
+import { readJsonBody } from './read-body.js';
+import { sendAccepted, sendError, sendJson } from './respond.js';
+import { writeStream } from './stream-writer.js';
+
+type Req = IncomingMessage & { body?: unknown; _body?: boolean; auth?: RequestInfo['authInfo'] };
+
+export async function handlePost(req: Req, res: ServerResponse, o: ResolvedOptions): Promise<void> {
+  if (!acceptsJsonAndSse(header(req, 'accept'))) {
+    return sendError(res, 406, ErrorCode.ServerError, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
+  }
+  if (!isJsonContentType(header(req, 'content-type'))) {
+    return sendError(res, 415, ErrorCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json');
+  }
+  const bodyResult = await readJsonBody(req, o.maxBodyBytes);
+  if (!bodyResult.ok) {
+    return sendError(res, bodyResult.status, bodyResult.status === 413 ? ErrorCode.ServerError : ErrorCode.ParseError, bodyResult.message);
+  }
+  const body = bodyResult.value;
+  const versionHeader = header(req, 'mcp-protocol-version');
+  if (versionHeader !== undefined && !isSessionEraVersion(versionHeader)) {
+    return sendError(
+      res,
+      400,
+      ErrorCode.ServerError,
+      `Bad Request: unsupported MCP-Protocol-Version "${versionHeader}"; this server supports ${SESSION_ERA_VERSIONS.join(', ')}`,
+      idOf(body),
+    );
+  }
+  const info: RequestInfo = { authInfo: req.auth, httpRequest: req };
+  const sessionId = header(req, 'mcp-session-id');
+  if (Array.isArray(body)) return handleBatch(res, o, body, sessionId, versionHeader, info);
+
+  const parsed = parseMessage(body);
+  if (typeof parsed === 'string') return sendError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: ${parsed}`, idOf(body));
+
+  if (parsed.kind === 'request' && parsed.message.method === 'initialize') {
+    return initialize(res, o, parsed.message, sessionId, versionHeader, info);
+  }
+  if (sessionId === undefined) {
+    return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required; send initialize first to get one', idOf(body));
+  }
+  if (!isValidSessionId(sessionId)) return sessionNotFound(res, sessionId, idOf(body));
+  try {
+    if (parsed.kind === 'request') {
+      const stream = await o.sessionManager.createStream(sessionId, parsed.message, info);
+      await writeStream(res, stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse });
+    } else {
+      await o.sessionManager.acceptMessage(sessionId, parsed.message, info);
+      sendAccepted(res);
+    }
+  } catch (error) {
+    if (error instanceof SessionNotFoundError) return sessionNotFound(res, sessionId, idOf(body));
+    throw error;
+  }
+}
+
+async function initialize(
+  res: ServerResponse,
+  o: ResolvedOptions,
+  request: JsonRpcRequest,
+  sessionId: string | undefined,
+  versionHeader: string | undefined,
+  info: RequestInfo,
+): Promise<void> {
+  if (sessionId !== undefined) {
+    return sendError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: initialize starts a new session; send it without an Mcp-Session-Id header', request.id);
+  }
+  const requested = request.params?.protocolVersion;
+  if (versionHeader !== undefined && versionHeader !== requested) {
+    return sendError(
+      res,
+      400,
+      ErrorCode.InvalidRequest,
+      `Invalid Request: MCP-Protocol-Version header (${versionHeader}) does not match initialize params.protocolVersion (${String(requested)})`,
+      request.id,
+    );
+  }
+  try {
+    const created = await o.sessionManager.initializeSession(request, info);
+    await writeStream(res, created.stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse, headers: { 'Mcp-Session-Id': created.sessionId } });
+  } catch (error) {
+    if (error instanceof McpError) return sendError(res, 400, error.code, error.message, request.id, error.data);
+    if (error instanceof TooManySessionsError) return sendError(res, 503, ErrorCode.ServerError, error.message, request.id, undefined, { 'Retry-After': '30' });
+    throw error;
+  }
+}
+
+/** JSON-RPC batches: only 2025-03-26 allowed them (removed in 2025-06-18). */
+async function handleBatch(
+  res: ServerResponse,
+  o: ResolvedOptions,
+  batch: unknown[],
+  sessionId: string | undefined,
+  versionHeader: string | undefined,
+  info: RequestInfo,
+): Promise<void> {
+  const version = versionHeader ?? (sessionId !== undefined ? o.sessionManager.protocolVersionOf(sessionId) : undefined) ?? '2025-03-26';
+  if (version !== '2025-03-26') {
+    return sendError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are only accepted from clients that negotiated 2025-03-26 (this one uses ${version}); send one message per POST`);
+  }
+  if (batch.length === 0) return sendError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch');
+  const messages: JsonRpcMessage[] = [];
+  for (const item of batch) {
+    const parsed = parseMessage(item);
+    if (typeof parsed === 'string') return sendError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: batch item: ${parsed}`, idOf(item));
+    if (parsed.kind === 'request' && parsed.message.method === 'initialize') {
+      return sendError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch', parsed.message.id);
+    }
+    messages.push(parsed.message);
+  }
+  if (sessionId === undefined) return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required; send initialize first to get one');
+  if (!isValidSessionId(sessionId)) return sessionNotFound(res, sessionId);
+  try {
+    const streams: SseStream[] = [];
+    for (const message of messages) {
+      if ('method' in message && 'id' in message) streams.push(await o.sessionManager.createStream(sessionId, message, info));
+      else await o.sessionManager.acceptMessage(sessionId, message, info);
+    }
+    if (streams.length === 0) return sendAccepted(res);
+    if (o.enableJsonResponse) {
+      const responses: JsonRpcMessage[] = [];
+      for (const stream of streams) {
+        for await (const event of stream) if (event.message && !('method' in event.message)) responses.push(event.message);
+      }
+      return sendJson(res, 200, responses);
+    }
+    await writeStream(res, concat(streams), { keepAlive: o.keepAlive });
+  } catch (error) {
+    if (error instanceof SessionNotFoundError) return sessionNotFound(res, sessionId);
+    throw error;
+  }
+}
+
+async function* concat(streams: SseStream[]): AsyncGenerator<SseEvent> {
+  for (const stream of streams) yield* stream;
+}
+
+function sessionNotFound(res: ServerResponse, sessionId: string, id?: JsonRpcRequest['id'] | null): void {
+  sendError(res, 404, ErrorCode.SessionNotFound, `Session not found: ${sessionId.slice(0, 64)}. It expired or was deleted; send initialize to start a new one.`, id);
+}
+
+/** The id of a request-shaped body, so that errors echo it; null when there is none. */
+export function idOf(body: unknown): JsonRpcRequest['id'] | null {
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const id = (body as { id?: unknown }).id;
+    if (typeof id === 'string' || typeof id === 'number') return id;
+  }
+  return null;
+}

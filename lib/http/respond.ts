@@ -1,0 +1,19 @@
+import type { ServerResponse } from 'node:http';
+import { errorResponse, type RequestId } from '../protocol/jsonrpc.js';
+
+/** Writes a JSON body with a status; the one place that serialises HTTP-level JSON. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** An HTTP error carrying a JSON-RPC error body (id echoed when known). */
+export function sendError(res: ServerResponse, status: number, code: number, message: string, id?: RequestId | null, data?: unknown, headers?: Record<string, string>): void {
+  sendJson(res, status, errorResponse(id === undefined ? null : id, code, message, data), headers);
+}
+
+export function sendAccepted(res: ServerResponse, headers?: Record<string, string>): void {
+  res.writeHead(202, headers);
+  res.end();
+}

@@ -1,0 +1,74 @@
+import type { ServerResponse } from 'node:http';
+import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
+import type { SseEvent, SseStream } from '../session/sse-event.js';
+import type { KeepAliveTicker } from './keep-alive.js';
+import { sendJson } from './respond.js';
+import { formatStreamEvent } from './sse-format.js';
+
+const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache, no-transform',
+  'X-Accel-Buffering': 'no',
+};
+
+export interface WriteOptions {
+  keepAlive: KeepAliveTicker;
+  headers?: Record<string, string>;
+  /** Send the headers at once (GET streams), instead of with the first event. */
+  flushHeaders?: boolean;
+  /** Answer with one JSON body when the first message is the final response; otherwise fall back to SSE. */
+  preferJson?: boolean;
+}
+
+/**
+ * Writes a stream as one SSE response and ends it when the stream ends, so keep-alive clients reuse the
+ * connection. A client that goes away detaches from the stream (`return()`); it is not a cancellation.
+ */
+export async function writeStream(res: ServerResponse, stream: SseStream, options: WriteOptions): Promise<void> {
+  const iterator = stream[Symbol.asyncIterator]();
+  const onClose = () => {
+    void iterator.return?.();
+  };
+  res.once('close', onClose);
+  let started = false;
+  let tracked: ReturnType<KeepAliveTicker['track']>;
+  const start = () => {
+    started = true;
+    res.writeHead(200, options.headers ? { ...SSE_HEADERS, ...options.headers } : SSE_HEADERS);
+    tracked = options.keepAlive.track(res);
+  };
+  try {
+    if (!options.preferJson) {
+      start();
+      if (options.flushHeaders) res.flushHeaders();
+    }
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) break;
+      const event: SseEvent = next.value;
+      if (!started) {
+        if (event.message === undefined) continue; // priming is meaningless in a JSON answer
+        if (isResponse(event.message)) {
+          sendJson(res, 200, event.message, options.headers);
+          return;
+        }
+        start();
+      }
+      if (res.writableEnded) break;
+      res.write(formatStreamEvent(event));
+      if (tracked) tracked.lastWrite = Date.now();
+    }
+    if (!started) {
+      // The stream ended without a message (e.g. the request was cancelled): an empty SSE stream says so.
+      start();
+    }
+    res.end();
+  } finally {
+    res.off('close', onClose);
+    options.keepAlive.untrack(tracked);
+  }
+}
+
+function isResponse(message: JsonRpcMessage): boolean {
+  return !('method' in message);
+}

@@ -1,0 +1,34 @@
+/** Public API of mcp-express. Everything not exported here is internal. */
+export { mcpMiddleware, type McpRequestHandler } from './http/mcp-middleware.js';
+export type { McpMiddlewareOptions } from './http/options.js';
+
+export { McpServer, type McpServerOptions, type RequestHandler, type NotificationHandler, type NotificationContext } from './server/mcp-server.js';
+export { RequestContext } from './server/request-context.js';
+export type { ToolConfig, ToolHandler, RegisteredTool, InferArgs } from './server/tool-registry.js';
+export type {
+  ResourceMetadata,
+  ResourceTemplateConfig,
+  ListedResource,
+  RegisteredResource,
+  ReadResourceCallback,
+  ReadTemplateCallback,
+  CompleteCallback,
+} from './server/resource-registry.js';
+export type { PromptConfig, PromptHandler, RegisteredPrompt, PromptArgsShape } from './server/prompt-registry.js';
+export type { OutgoingRequestOptions } from './server/request-channel.js';
+export { UriTemplate } from './server/uri-template.js';
+
+export { McpError } from './protocol/mcp-error.js';
+export { ErrorCode } from './protocol/error-codes.js';
+export { SESSION_ERA_VERSIONS, LATEST_SESSION_ERA_VERSION } from './protocol/versions.js';
+export type * from './protocol/types.js';
+export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, RequestId } from './protocol/jsonrpc.js';
+
+export { LocalSessionManager, type LocalSessionManagerOptions } from './session/local-session-manager.js';
+export { SessionNotFoundError, type SessionManager, type RequestInfo, type TransportSettings } from './session/session-manager.js';
+export type { SessionState } from './session/session-state.js';
+export type { SseEvent, SseStream } from './session/sse-event.js';
+
+export type { EventStore, StoredEvent } from './store/event-store.js';
+export type { SessionStore } from './store/session-store.js';
+export { InMemorySessionStore, type InMemorySessionStoreOptions } from './store/in-memory-session-store.js';

@@ -1,0 +1,261 @@
+import { ErrorCode } from '../protocol/error-codes.js';
+import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
+import { McpError } from '../protocol/mcp-error.js';
+import { LOGGING_LEVELS, type Implementation, type LoggingLevel, type ServerCapabilities } from '../protocol/types.js';
+import { PromptRegistry, type PromptArgsShape, type PromptConfig, type PromptHandler, type RegisteredPrompt } from './prompt-registry.js';
+import type { RequestContext } from './request-context.js';
+import {
+  ResourceRegistry,
+  type ReadResourceCallback,
+  type ReadTemplateCallback,
+  type RegisteredResource,
+  type ResourceMetadata,
+  type ResourceTemplateConfig,
+} from './resource-registry.js';
+import { ToolRegistry, type RegisteredTool, type ToolConfig, type ToolHandler } from './tool-registry.js';
+import type { ZodObjectInput } from './zod-json-schema.js';
+
+export interface McpServerOptions {
+  /** Text for the client's model about how to use this server, sent in the initialize result. Default: none. */
+  instructions?: string;
+  /**
+   * Capabilities to advertise in addition to (or instead of) the ones derived from what is registered.
+   * Default: `tools`, `resources`, `prompts` (each with `listChanged`), `completions` and `logging`, each
+   * advertised when something of that kind is registered (logging always).
+   */
+  capabilities?: ServerCapabilities;
+  /** `ttlMs`/`cacheScope` of list and read results in the 2026-07-28 era. Default: `{ ttlMs: 0, cacheScope: 'public' }`. */
+  cache?: { ttlMs?: number; cacheScope?: 'public' | 'private' };
+}
+
+/** A low-level request handler: gets the raw params, returns the raw result. */
+export type RequestHandler = (params: Record<string, unknown> | undefined, ctx: RequestContext) => Record<string, unknown> | Promise<Record<string, unknown>>;
+export type NotificationHandler = (params: Record<string, unknown> | undefined, ctx: NotificationContext) => void | Promise<void>;
+
+export interface NotificationContext {
+  sessionId: string | undefined;
+  authInfo: unknown;
+}
+
+/** A notification the server wants every interested client to get, with the resource URI for `resources/updated`. */
+export interface ServerEvent {
+  notification: JsonRpcNotification;
+  /** Set for `notifications/resources/updated`: only clients subscribed to this URI get it. */
+  resourceUri?: string;
+  /** Opt-in name for 2026-07-28 `subscriptions/listen` filters. */
+  kind: 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged' | 'resourceUpdated';
+}
+
+export type ServerEventListener = (event: ServerEvent) => void;
+
+const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+const loggingLevels: ReadonlySet<string> = new Set(LOGGING_LEVELS);
+
+/**
+ * An MCP server: tools, resources, prompts and completions, dispatched by method. Build it once at start-up
+ * and hand it to `mcpMiddleware`; it serves every session and every request.
+ */
+export class McpServer {
+  readonly info: Implementation;
+  readonly options: McpServerOptions;
+  private readonly toolRegistry: ToolRegistry;
+  private readonly resourceRegistry: ResourceRegistry;
+  private readonly promptRegistry: PromptRegistry;
+  private readonly handlers = new Map<string, RequestHandler>();
+  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  private readonly listeners = new Set<ServerEventListener>();
+  /** Methods a user set with `setRequestHandler`: served whatever the derived capabilities say. */
+  private readonly customHandlers = new Set<string>();
+  private capabilitiesCache: ServerCapabilities | undefined;
+
+  constructor(info: Implementation, options: McpServerOptions = {}) {
+    if (!info?.name || !info?.version) throw new TypeError('new McpServer({ name, version }) needs both a name and a version.');
+    this.info = info;
+    this.options = options;
+    this.toolRegistry = new ToolRegistry(() => this.emitListChanged('notifications/tools/list_changed', 'toolsListChanged'));
+    this.resourceRegistry = new ResourceRegistry(() => this.emitListChanged('notifications/resources/list_changed', 'resourcesListChanged'));
+    this.promptRegistry = new PromptRegistry(() => this.emitListChanged('notifications/prompts/list_changed', 'promptsListChanged'));
+    this.installStandardHandlers();
+  }
+
+  /** Registers a tool. Its zod input schema is listed as JSON Schema and checked on every call. */
+  tool<Input extends ZodObjectInput | undefined = undefined>(name: string, config: ToolConfig<Input>, handler: ToolHandler<Input>): RegisteredTool {
+    return this.toolRegistry.register(name, config, handler);
+  }
+
+  /** Registers a resource at a fixed URI. */
+  resource(name: string, uri: string, metadata: ResourceMetadata, read: ReadResourceCallback): RegisteredResource {
+    return this.resourceRegistry.register(name, uri, metadata, read);
+  }
+
+  /** Registers a resource template (RFC 6570, e.g. `file:///{path}`); `read` gets the URI's variables. */
+  resourceTemplate(name: string, uriTemplate: string, config: ResourceTemplateConfig, read: ReadTemplateCallback): RegisteredResource {
+    return this.resourceRegistry.registerTemplate(name, uriTemplate, config, read);
+  }
+
+  /** Registers a prompt with string arguments declared as a zod shape. */
+  prompt<Args extends PromptArgsShape | undefined = undefined>(name: string, config: PromptConfig<Args>, handler: PromptHandler<Args>): RegisteredPrompt {
+    return this.promptRegistry.register(name, config, handler);
+  }
+
+  /** Serves (or overrides) a request method with a low-level handler that gets raw params. */
+  setRequestHandler(method: string, handler: RequestHandler): void {
+    this.customHandlers.add(method);
+    this.handlers.set(method, handler);
+    this.capabilitiesCache = undefined;
+  }
+
+  /** Handles a client notification (e.g. `notifications/roots/list_changed`). */
+  setNotificationHandler(method: string, handler: NotificationHandler): void {
+    this.notificationHandlers.set(method, handler);
+  }
+
+  /** Tells subscribed clients that a resource changed (`notifications/resources/updated`). */
+  notifyResourceUpdated(uri: string): void {
+    this.emit({ kind: 'resourceUpdated', resourceUri: uri, notification: { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } } });
+  }
+
+  /** The capabilities advertised to clients: derived from registrations, merged with `options.capabilities`. */
+  capabilities(): ServerCapabilities {
+    return (this.capabilitiesCache ??= this.deriveCapabilities());
+  }
+
+  private deriveCapabilities(): ServerCapabilities {
+    const derived: ServerCapabilities = { logging: {} };
+    if (this.toolRegistry.size > 0 || this.handlers.has('tools/list')) derived.tools = { listChanged: true };
+    if (this.resourceRegistry.size > 0 || this.handlers.has('resources/list')) derived.resources = { subscribe: true, listChanged: true };
+    if (this.promptRegistry.size > 0 || this.handlers.has('prompts/list')) derived.prompts = { listChanged: true };
+    if (this.promptRegistry.size > 0 || this.resourceRegistry.hasCompletions() || this.handlers.has('completion/complete')) derived.completions = {};
+    return { ...derived, ...this.options.capabilities };
+  }
+
+  /** The body of an initialize result for the negotiated version. */
+  initializeResult(protocolVersion: string): Record<string, unknown> {
+    const result: Record<string, unknown> = { protocolVersion, capabilities: this.capabilities(), serverInfo: this.info };
+    if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
+    return result;
+  }
+
+  /** True when `method` is served (by a registration or a low-level handler). */
+  serves(method: string): boolean {
+    const handler = this.handlers.get(method);
+    if (!handler) return false;
+    const capability = METHOD_CAPABILITY[method];
+    return capability === undefined || this.customHandlers.has(method) || this.capabilities()[capability] !== undefined;
+  }
+
+  /** The listed descriptor of an enabled tool, including its input JSON Schema. */
+  toolDescriptor(name: string): Record<string, unknown> | undefined {
+    return this.toolRegistry.descriptor(name);
+  }
+
+  /**
+   * Dispatches one request to its handler. Resolves with the result, or rejects with an `McpError`
+   * (an unknown method is -32601). The session layer calls this; so can users who dispatch raw requests.
+   */
+  handle(method: string, params: Record<string, unknown> | undefined, ctx: RequestContext): Promise<Record<string, unknown>> | Record<string, unknown> {
+    const handler = this.handlers.get(method);
+    if (!handler || !this.serves(method)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    return handler(params, ctx);
+  }
+
+  /** Delivers a client notification to its handler, if any. */
+  async handleNotification(method: string, params: Record<string, unknown> | undefined, ctx: NotificationContext): Promise<void> {
+    await this.notificationHandlers.get(method)?.(params, ctx);
+  }
+
+  /** @internal Session managers listen for list_changed and resource updates to route them to clients. */
+  addEventListener(listener: ServerEventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emitListChanged(method: string, kind: ServerEvent['kind']): void {
+    this.capabilitiesCache = undefined;
+    this.emit({ kind, notification: { jsonrpc: '2.0', method } });
+  }
+
+  private emit(event: ServerEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener that throws must not stop the others.
+      }
+    }
+  }
+
+  private installStandardHandlers(): void {
+    const standard: Record<string, RequestHandler> = {
+      ping: () => EMPTY,
+      'tools/list': () => ({ tools: this.toolRegistry.list() }),
+      'tools/call': (params, ctx) => this.toolRegistry.call(params, ctx),
+      'resources/list': async (_params, ctx) => ({ resources: await this.resourceRegistry.list(ctx) }),
+      'resources/templates/list': () => ({ resourceTemplates: this.resourceRegistry.listTemplates() }),
+      'resources/read': (params, ctx) =>
+        this.resourceRegistry.read(params, ctx, ctx.protocolVersion >= '2026-07-28' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound),
+      'resources/subscribe': (params, ctx) => {
+        ctx.client.subscribe(requireUri(params, 'resources/subscribe'));
+        return EMPTY;
+      },
+      'resources/unsubscribe': (params, ctx) => {
+        ctx.client.unsubscribe(requireUri(params, 'resources/unsubscribe'));
+        return EMPTY;
+      },
+      'prompts/list': () => ({ prompts: this.promptRegistry.list() }),
+      'prompts/get': (params, ctx) => this.promptRegistry.get(params, ctx),
+      'completion/complete': (params) => this.complete(params),
+      'logging/setLevel': (params, ctx) => {
+        const level = params?.level;
+        if (typeof level !== 'string' || !loggingLevels.has(level)) {
+          throw new McpError(ErrorCode.InvalidParams, `logging/setLevel needs params.level, one of: ${LOGGING_LEVELS.join(', ')}`);
+        }
+        ctx.client.setLogLevel(level as LoggingLevel);
+        return EMPTY;
+      },
+    };
+    for (const [method, handler] of Object.entries(standard)) this.handlers.set(method, handler);
+  }
+
+  private async complete(params: Record<string, unknown> | undefined): Promise<Record<string, unknown>> {
+    const ref = params?.ref as { type?: string; name?: string; uri?: string } | undefined;
+    const argument = params?.argument as { name?: string; value?: string } | undefined;
+    if (!ref || typeof ref.type !== 'string' || !argument || typeof argument.name !== 'string') {
+      throw new McpError(ErrorCode.InvalidParams, 'completion/complete needs params.ref ({type, name|uri}) and params.argument ({name, value})');
+    }
+    let completer;
+    if (ref.type === 'ref/prompt') {
+      if (typeof ref.name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'ref/prompt needs a name');
+      completer = this.promptRegistry.completer(ref.name, argument.name);
+    } else if (ref.type === 'ref/resource') {
+      if (typeof ref.uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'ref/resource needs a uri');
+      completer = this.resourceRegistry.templateCompleter(ref.uri, argument.name);
+    } else {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown completion reference type: ${ref.type}`);
+    }
+    const context = params?.context as { arguments?: Record<string, string> } | undefined;
+    const values = completer ? await completer(String(argument.value ?? ''), { arguments: context?.arguments }) : [];
+    return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
+  }
+}
+
+/** Methods answered only when their capability is advertised (so a server without prompts says -32601). */
+const METHOD_CAPABILITY: Record<string, keyof ServerCapabilities | undefined> = {
+  'tools/list': 'tools',
+  'tools/call': 'tools',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resources',
+  'resources/read': 'resources',
+  'resources/subscribe': 'resources',
+  'resources/unsubscribe': 'resources',
+  'prompts/list': 'prompts',
+  'prompts/get': 'prompts',
+  'completion/complete': 'completions',
+  'logging/setLevel': 'logging',
+};
+
+function requireUri(params: Record<string, unknown> | undefined, method: string): string {
+  const uri = params?.uri;
+  if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, `${method} needs params.uri`);
+  return uri;
+}

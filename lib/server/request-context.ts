@@ -1,0 +1,172 @@
+import { ErrorCode } from '../protocol/error-codes.js';
+import type { RequestId } from '../protocol/jsonrpc.js';
+import { McpError } from '../protocol/mcp-error.js';
+import {
+  loggingSeverity,
+  type AuthInfo,
+  type ClientCapabilities,
+  type CreateMessageParams,
+  type CreateMessageResult,
+  type ElicitParams,
+  type ElicitResult,
+  type Implementation,
+  type ListRootsResult,
+  type LoggingLevel,
+} from '../protocol/types.js';
+import type { ClientView } from './client-view.js';
+import type { OutgoingRequestOptions, RequestChannel } from './request-channel.js';
+
+export interface RequestContextInit {
+  requestId: RequestId;
+  method: string;
+  meta: Record<string, unknown> | undefined;
+  client: ClientView;
+  channel: RequestChannel;
+  authInfo: AuthInfo | undefined;
+  /** Whatever the HTTP layer passes along (the Express request). */
+  httpRequest?: unknown;
+}
+
+/**
+ * What every handler receives: cancellation, progress, logging, server→client requests and who is asking.
+ * One is made per request; its methods live on the prototype so that making one is cheap.
+ */
+export class RequestContext {
+  readonly requestId: RequestId;
+  readonly method: string;
+  /** The request's `params._meta`. */
+  readonly meta: Record<string, unknown> | undefined;
+  /** Auth info the app's middleware put on `req.auth`. */
+  readonly authInfo: AuthInfo | undefined;
+  /** The Express request this MCP request arrived on, for headers and app state. */
+  readonly httpRequest: unknown;
+  /** @internal */
+  readonly client: ClientView;
+  private readonly channel: RequestChannel;
+  private controller: AbortController | undefined;
+  private abortReason: unknown;
+  private aborted = false;
+
+  constructor(init: RequestContextInit) {
+    this.requestId = init.requestId;
+    this.method = init.method;
+    this.meta = init.meta;
+    this.client = init.client;
+    this.channel = init.channel;
+    this.authInfo = init.authInfo;
+    this.httpRequest = init.httpRequest;
+  }
+
+  /** Fires when the client cancels (`notifications/cancelled`), the session ends, or (2026-07-28) the client disconnects. */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  get sessionId(): string | undefined {
+    return this.client.sessionId;
+  }
+
+  get protocolVersion(): string {
+    return this.client.protocolVersion;
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.client.clientCapabilities;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.client.clientInfo;
+  }
+
+  /** @internal Called by the session layer. */
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.abortReason = reason;
+    this.controller?.abort(reason);
+  }
+
+  get isAborted(): boolean {
+    return this.aborted;
+  }
+
+  /** Sends `notifications/progress` when the request carried a progress token; otherwise does nothing. */
+  progress(progress: number, total?: number, message?: string): void {
+    const progressToken = this.meta?.progressToken;
+    if (progressToken === undefined || this.aborted) return;
+    const params: Record<string, unknown> = { progressToken, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.channel.notify({ jsonrpc: '2.0', method: 'notifications/progress', params });
+  }
+
+  /** Sends `notifications/message` if `level` is at or above the client's chosen level. */
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    if (this.aborted) return;
+    const threshold = this.client.logLevel;
+    if (threshold === undefined) {
+      if (this.client.logOnlyWhenLevelSet) return;
+    } else if (loggingSeverity(level) < loggingSeverity(threshold)) {
+      return;
+    }
+    const params: Record<string, unknown> = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    this.channel.notify({ jsonrpc: '2.0', method: 'notifications/message', params });
+  }
+
+  /** Sends any notification related to this request. */
+  notify(method: string, params?: Record<string, unknown>): void {
+    if (this.aborted) return;
+    this.channel.notify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  }
+
+  /** Asks the user for input through the client (`elicitation/create`). */
+  elicit(params: ElicitParams, options: OutgoingRequestOptions = {}): Promise<ElicitResult> {
+    this.requireCapability('elicitation');
+    return this.request('elicitation/create', params, options) as Promise<ElicitResult>;
+  }
+
+  /** Asks the client's model for a completion (`sampling/createMessage`). */
+  sample(params: CreateMessageParams, options: OutgoingRequestOptions = {}): Promise<CreateMessageResult> {
+    this.requireCapability('sampling');
+    return this.request('sampling/createMessage', params, options) as Promise<CreateMessageResult>;
+  }
+
+  /** Asks the client for its roots (`roots/list`). */
+  listRoots(options: OutgoingRequestOptions = {}): Promise<ListRootsResult> {
+    this.requireCapability('roots');
+    return this.request('roots/list', {}, options) as Promise<ListRootsResult>;
+  }
+
+  /** Sends any request to the client and resolves with its result. */
+  request(method: string, params: Record<string, unknown>, options: OutgoingRequestOptions = {}): Promise<Record<string, unknown>> {
+    if (this.aborted) return Promise.reject(new McpError(ErrorCode.ServerError, 'The request was cancelled'));
+    return this.channel.request(method, params, { ...options, signal: options.signal ?? this.signal });
+  }
+
+  /**
+   * Closes the connection carrying this request's stream (SEP-1699 polling). The request goes on; the client
+   * reconnects after `retryMs` with `Last-Event-ID` and receives what it missed.
+   */
+  closeSSEStream(retryMs?: number): void {
+    this.channel.closeStream(retryMs);
+  }
+
+  /** Closes the connection of the session's standalone GET stream; the client reconnects and resumes. */
+  closeStandaloneSSEStream(retryMs?: number): void {
+    this.channel.closeStandaloneStream(retryMs);
+  }
+
+  private requireCapability(capability: 'elicitation' | 'sampling' | 'roots'): void {
+    if (this.client.clientCapabilities?.[capability] !== undefined) return;
+    throw new McpError(
+      ErrorCode.MissingClientCapability,
+      `The client did not declare the "${capability}" capability, so the server cannot send it ${capability} requests.`,
+      { requiredCapabilities: { [capability]: {} } },
+    );
+  }
+}

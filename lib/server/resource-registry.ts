@@ -1,0 +1,118 @@
+import { ErrorCode } from '../protocol/error-codes.js';
+import { McpError } from '../protocol/mcp-error.js';
+import type { Annotations, ReadResourceResult } from '../protocol/types.js';
+import type { RequestContext } from './request-context.js';
+import { UriTemplate } from './uri-template.js';
+
+export interface ResourceMetadata {
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  /** Size in bytes, if known. */
+  size?: number;
+  _meta?: Record<string, unknown>;
+}
+
+/** A resource as `resources/list` shows it. */
+export interface ListedResource extends ResourceMetadata {
+  uri: string;
+  name: string;
+}
+
+export type CompleteCallback = (value: string, context: { arguments?: Record<string, string> }) => string[] | Promise<string[]>;
+
+export interface ResourceTemplateConfig extends ResourceMetadata {
+  /** Lists the concrete resources the template covers, for `resources/list`. Default: none listed. */
+  list?: (ctx: RequestContext) => ListedResource[] | Promise<ListedResource[]>;
+  /** Completions for template variables, for `completion/complete` with `ref/resource`. */
+  complete?: Record<string, CompleteCallback>;
+}
+
+export type ReadResourceCallback = (uri: URL, ctx: RequestContext) => ReadResourceResult | Promise<ReadResourceResult>;
+export type ReadTemplateCallback = (uri: URL, variables: Record<string, string>, ctx: RequestContext) => ReadResourceResult | Promise<ReadResourceResult>;
+
+/** A registered resource or template; changing it sends `notifications/resources/list_changed`. */
+export interface RegisteredResource {
+  readonly name: string;
+  remove(): void;
+}
+
+interface StaticEntry { descriptor: ListedResource; read: ReadResourceCallback }
+interface TemplateEntry { name: string; template: UriTemplate; config: ResourceTemplateConfig; descriptor: Record<string, unknown>; read: ReadTemplateCallback }
+
+export class ResourceRegistry {
+  private readonly resources = new Map<string, StaticEntry>();
+  private readonly templates = new Map<string, TemplateEntry>();
+
+  constructor(private readonly onChange: () => void) {}
+
+  get size(): number {
+    return this.resources.size + this.templates.size;
+  }
+
+  register(name: string, uri: string, metadata: ResourceMetadata, read: ReadResourceCallback): RegisteredResource {
+    if (this.resources.has(uri)) throw new TypeError(`A resource with URI "${uri}" is already registered; remove() it first.`);
+    new URL(uri); // throws TypeError for a URI that is not absolute
+    const entry: StaticEntry = { descriptor: { uri, name, ...metadata }, read };
+    this.resources.set(uri, entry);
+    this.onChange();
+    return {
+      name,
+      remove: () => {
+        if (this.resources.get(uri) === entry && this.resources.delete(uri)) this.onChange();
+      },
+    };
+  }
+
+  registerTemplate(name: string, uriTemplate: string, config: ResourceTemplateConfig, read: ReadTemplateCallback): RegisteredResource {
+    if (this.templates.has(name)) throw new TypeError(`A resource template named "${name}" is already registered; remove() it first.`);
+    const { list: _list, complete: _complete, ...metadata } = config;
+    const entry: TemplateEntry = { name, template: new UriTemplate(uriTemplate), config, descriptor: { uriTemplate, name, ...metadata }, read };
+    this.templates.set(name, entry);
+    this.onChange();
+    return {
+      name,
+      remove: () => {
+        if (this.templates.get(name) === entry && this.templates.delete(name)) this.onChange();
+      },
+    };
+  }
+
+  async list(ctx: RequestContext): Promise<ListedResource[]> {
+    const listed: ListedResource[] = [];
+    for (const entry of this.resources.values()) listed.push(entry.descriptor);
+    for (const entry of this.templates.values()) {
+      if (entry.config.list) listed.push(...(await entry.config.list(ctx)));
+    }
+    return listed;
+  }
+
+  listTemplates(): Record<string, unknown>[] {
+    return Array.from(this.templates.values(), (entry) => entry.descriptor);
+  }
+
+  async read(params: Record<string, unknown> | undefined, ctx: RequestContext, notFoundCode: number): Promise<ReadResourceResult> {
+    const uri = params?.uri;
+    if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'resources/read needs params.uri');
+    const exact = this.resources.get(uri);
+    if (exact) return exact.read(new URL(uri), ctx);
+    for (const entry of this.templates.values()) {
+      const variables = entry.template.match(uri);
+      if (variables) return entry.read(new URL(uri), variables, ctx);
+    }
+    throw new McpError(notFoundCode, `Resource not found: ${uri}`, { uri });
+  }
+
+  templateCompleter(uriTemplate: string, argument: string): CompleteCallback | undefined {
+    for (const entry of this.templates.values()) {
+      if (entry.template.template === uriTemplate) return entry.config.complete?.[argument];
+    }
+    return undefined;
+  }
+
+  hasCompletions(): boolean {
+    for (const entry of this.templates.values()) if (entry.config.complete) return true;
+    return false;
+  }
+}

@@ -1,0 +1,171 @@
+import type { z } from 'zod';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { McpError } from '../protocol/mcp-error.js';
+import type { CallToolResult, ToolAnnotations } from '../protocol/types.js';
+import type { RequestContext } from './request-context.js';
+import { describeZodError, toObjectJsonSchema, toZodSchema, type ZodObjectInput } from './zod-json-schema.js';
+
+/** The arguments a handler receives for an input schema given as a zod schema or raw shape. */
+export type InferArgs<S> = S extends z.ZodType
+  ? z.output<S>
+  : S extends z.ZodRawShape
+    ? z.output<z.ZodObject<S>>
+    : Record<string, unknown>;
+
+export interface ToolConfig<Input extends ZodObjectInput | undefined = undefined> {
+  /** Human-readable name for display. */
+  title?: string;
+  /** What the tool does; models read this. */
+  description?: string;
+  /** The arguments, as zod: `{ a: z.number() }` or `z.object({...})`. Default: no arguments. */
+  inputSchema?: Input;
+  /** Declares `structuredContent`; results are checked against it. Default: none. */
+  outputSchema?: ZodObjectInput;
+  annotations?: ToolAnnotations;
+  _meta?: Record<string, unknown>;
+  /** Extra JSON Schema keys merged into individual properties of the listed `inputSchema`, e.g. `{ region: { 'x-mcp-header': 'Region' } }`. */
+  propertyAnnotations?: Record<string, Record<string, unknown>>;
+}
+
+export type ToolHandler<Input> = (args: InferArgs<Input>, ctx: RequestContext) => CallToolResult | Promise<CallToolResult>;
+
+/** A registered tool; changing it sends `notifications/tools/list_changed`. */
+export interface RegisteredTool {
+  readonly name: string;
+  enable(): void;
+  disable(): void;
+  remove(): void;
+  readonly enabled: boolean;
+}
+
+interface ToolEntry {
+  name: string;
+  enabled: boolean;
+  input: z.ZodType | undefined;
+  output: z.ZodType | undefined;
+  descriptor: Record<string, unknown>;
+  handler: (args: unknown, ctx: RequestContext) => CallToolResult | Promise<CallToolResult>;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.\/-]{1,128}$/;
+
+/** Tools by name, with the `tools/list` result cached until a tool changes. */
+export class ToolRegistry {
+  private readonly tools = new Map<string, ToolEntry>();
+  private listCache: Record<string, unknown>[] | undefined;
+
+  constructor(private readonly onChange: () => void) {}
+
+  get size(): number {
+    return this.tools.size;
+  }
+
+  register<Input extends ZodObjectInput | undefined>(name: string, config: ToolConfig<Input>, handler: ToolHandler<Input>): RegisteredTool {
+    if (!TOOL_NAME.test(name)) {
+      throw new TypeError(`Tool name "${name}" is invalid: use 1-128 characters from A-Z, a-z, 0-9, _ - . /`);
+    }
+    if (this.tools.has(name)) throw new TypeError(`Tool "${name}" is already registered; remove() it first to replace it.`);
+    const input = toZodSchema(config.inputSchema);
+    const output = toZodSchema(config.outputSchema);
+    const inputJson = toObjectJsonSchema(input, 'input');
+    if (config.propertyAnnotations) {
+      const properties = (inputJson.properties ?? {}) as Record<string, Record<string, unknown>>;
+      for (const [property, extra] of Object.entries(config.propertyAnnotations)) {
+        if (!properties[property]) throw new TypeError(`Tool "${name}": propertyAnnotations names "${property}", which is not in its inputSchema.`);
+        Object.assign(properties[property], extra);
+      }
+    }
+    const descriptor: Record<string, unknown> = { name, inputSchema: inputJson };
+    if (config.title !== undefined) descriptor.title = config.title;
+    if (config.description !== undefined) descriptor.description = config.description;
+    if (output) descriptor.outputSchema = toObjectJsonSchema(output, 'output');
+    if (config.annotations !== undefined) descriptor.annotations = config.annotations;
+    if (config._meta !== undefined) descriptor._meta = config._meta;
+    const entry: ToolEntry = { name, enabled: true, input, output, descriptor, handler: handler as ToolEntry['handler'] };
+    this.tools.set(name, entry);
+    this.changed();
+    const registry = this;
+    return {
+      name,
+      get enabled() {
+        return entry.enabled;
+      },
+      enable() {
+        if (!entry.enabled) {
+          entry.enabled = true;
+          registry.changed();
+        }
+      },
+      disable() {
+        if (entry.enabled) {
+          entry.enabled = false;
+          registry.changed();
+        }
+      },
+      remove() {
+        if (registry.tools.get(name) === entry) {
+          registry.tools.delete(name);
+          registry.changed();
+        }
+      },
+    };
+  }
+
+  /** The listed descriptor of a tool (its JSON Schemas included), for header checks and tests. */
+  descriptor(name: string): Record<string, unknown> | undefined {
+    const entry = this.tools.get(name);
+    return entry?.enabled ? entry.descriptor : undefined;
+  }
+
+  list(): Record<string, unknown>[] {
+    if (!this.listCache) {
+      this.listCache = [];
+      for (const entry of this.tools.values()) if (entry.enabled) this.listCache.push(entry.descriptor);
+    }
+    return this.listCache;
+  }
+
+  async call(params: Record<string, unknown> | undefined, ctx: RequestContext): Promise<CallToolResult> {
+    const name = params?.name;
+    if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of the tool to call');
+    const entry = this.tools.get(name);
+    if (!entry || !entry.enabled) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const rawArgs = params?.arguments ?? {};
+    let args: unknown = rawArgs;
+    if (entry.input) {
+      const parsed = entry.input.safeParse(rawArgs);
+      if (!parsed.success) {
+        return { content: [{ type: 'text', text: `Invalid arguments for tool ${name}: ${describeZodError(parsed.error)}` }], isError: true };
+      }
+      args = parsed.data;
+    }
+    let result: CallToolResult;
+    try {
+      result = await entry.handler(args, ctx);
+    } catch (error) {
+      if (error instanceof McpError || isControlSignal(error)) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      return { content: [{ type: 'text', text: message }], isError: true };
+    }
+    if (entry.output && !result.isError) {
+      if (result.structuredContent === undefined) {
+        throw new McpError(ErrorCode.InternalError, `Tool ${name} declares an outputSchema but returned no structuredContent`);
+      }
+      const checked = entry.output.safeParse(result.structuredContent);
+      if (!checked.success) {
+        throw new McpError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that does not match its outputSchema: ${describeZodError(checked.error)}`);
+      }
+    }
+    return result;
+  }
+
+  private changed(): void {
+    this.listCache = undefined;
+    this.onChange();
+  }
+}
+
+/** Errors that steer the dispatcher (2026-07-28 input_required) rather than report a tool failure. */
+export function isControlSignal(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { mcpControl?: unknown }).mcpControl === true;
+}

@@ -1,0 +1,362 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { McpError } from '../protocol/mcp-error.js';
+import { negotiateVersion, PRIMING_MIN_VERSION } from '../protocol/versions.js';
+import type { McpServer, ServerEvent } from '../server/mcp-server.js';
+import { RequestContext } from '../server/request-context.js';
+import type { EventStore, StoredEvent } from '../store/event-store.js';
+import type { SessionStore } from '../store/session-store.js';
+import { LocalSession, type LocalSessionSettings } from './local-session.js';
+import type { OutboundStream } from './outbound-stream.js';
+import { SseChannel } from './sse-channel.js';
+import type { SseEvent, SseStream } from './sse-event.js';
+import { SessionNotFoundError, type RequestInfo, type SessionManager, type TransportSettings } from './session-manager.js';
+import type { SessionState } from './session-state.js';
+
+export interface LocalSessionManagerOptions {
+  /** A session with no request and no traffic on its GET stream for this long (ms) ends; its id then answers 404. Defaults to 1800000 (30 minutes). */
+  sessionIdleTimeout?: number;
+  /** How long (ms) a finished request's stream stays resumable with `Last-Event-ID`. Defaults to 60000. */
+  completedStreamTtl?: number;
+  /** Events kept in memory per stream for resumes. Defaults to 64. */
+  streamCacheSize?: number;
+  /** Streams kept per session for resumes; the oldest finished ones are dropped beyond it. Defaults to 64. */
+  maxRetainedStreams?: number;
+  /** More sessions than this are refused with 503. Defaults to 10000. */
+  maxSessions?: number;
+  /** Keep-alive-only GET streams allowed beside the live one per session. Defaults to 32. */
+  maxShadowStreams?: number;
+  /** Durable event log for resumes across reconnects and instances. Defaults to none (a per-stream memory cache). */
+  eventStore?: EventStore;
+  /** Where session state is kept so another instance can restore the session. Defaults to none. */
+  sessionStore?: SessionStore;
+  /** Called with store failures and other errors that cannot reach a client. Defaults to `console.error`. */
+  onError?: (error: unknown) => void;
+}
+
+/** Thrown when `maxSessions` are open: the HTTP layer answers 503. */
+export class TooManySessionsError extends Error {
+  constructor(limit: number) {
+    super(`This server holds its maximum of ${limit} sessions; try again later or raise maxSessions.`);
+    this.name = 'TooManySessionsError';
+  }
+}
+
+const InitializeParamsSchema = z.object({
+  protocolVersion: z.string(),
+  capabilities: z.record(z.string(), z.unknown()),
+  clientInfo: z.object({ name: z.string(), version: z.string() }).passthrough(),
+});
+
+/** The default session manager: sessions in this process, optionally restorable from a `SessionStore`. */
+export class LocalSessionManager implements SessionManager {
+  readonly stateful = true;
+  private readonly sessions = new Map<string, LocalSession>();
+  private readonly restoring = new Map<string, Promise<LocalSession | undefined>>();
+  private readonly idleTimeout: number;
+  private readonly maxSessions: number;
+  private readonly eventStore: EventStore | undefined;
+  private readonly sessionStore: SessionStore | undefined;
+  private readonly onError: (error: unknown) => void;
+  private readonly sessionSettings: LocalSessionSettings;
+  private server: McpServer | undefined;
+  private settings: TransportSettings = { sseRetry: 3000 };
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private detachServer: (() => void) | undefined;
+
+  constructor(options: LocalSessionManagerOptions = {}) {
+    this.idleTimeout = options.sessionIdleTimeout ?? 30 * 60_000;
+    this.maxSessions = options.maxSessions ?? 10_000;
+    this.eventStore = options.eventStore;
+    this.sessionStore = options.sessionStore;
+    this.onError = options.onError ?? ((error) => console.error('[mcp-express]', error));
+    const completedStreamTtl = options.completedStreamTtl ?? 60_000;
+    this.sessionSettings = {
+      streamCacheSize: options.streamCacheSize ?? 64,
+      maxRetainedStreams: options.maxRetainedStreams ?? 64,
+      completedStreamTtl,
+      maxShadowStreams: options.maxShadowStreams ?? 32,
+      sseRetry: 3000,
+      eventStore: this.eventStore,
+      onError: this.onError,
+      onStateChange: (session) => this.persist(session),
+    };
+    const sweepEvery = Math.min(30_000, Math.max(25, Math.min(this.idleTimeout, completedStreamTtl) / 4));
+    this.sweepTimer = setInterval(() => this.sweep(Date.now()), sweepEvery);
+    this.sweepTimer.unref();
+  }
+
+  attach(server: McpServer, settings: TransportSettings): void {
+    if (this.server && this.server !== server) {
+      throw new Error('This LocalSessionManager already serves another McpServer; give each mcpMiddleware its own manager.');
+    }
+    if (this.server) return;
+    this.server = server;
+    this.settings = settings;
+    this.sessionSettings.sseRetry = settings.sseRetry;
+    this.detachServer = server.addEventListener((event) => this.broadcast(event));
+  }
+
+  /** Number of sessions held in this process. */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  async initializeSession(request: JsonRpcRequest, info: RequestInfo): Promise<{ sessionId: string; stream: SseStream }> {
+    const server = this.requireServer();
+    const parsed = InitializeParamsSchema.safeParse(request.params ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new McpError(ErrorCode.InvalidParams, `Invalid initialize params: ${issue.path.join('.') || 'params'}: ${issue.message}`);
+    }
+    if (this.sessions.size >= this.maxSessions) throw new TooManySessionsError(this.maxSessions);
+    const params = request.params as Record<string, unknown>;
+    const state: SessionState = {
+      protocolVersion: negotiateVersion(parsed.data.protocolVersion),
+      clientInfo: parsed.data.clientInfo as SessionState['clientInfo'],
+      clientCapabilities: parsed.data.capabilities,
+      subscriptions: [],
+      initializeParams: params,
+      createdAt: Date.now(),
+    };
+    if (info.authInfo?.clientId !== undefined) state.principal = info.authInfo.clientId;
+    const sessionId = randomUUID();
+    const now = Date.now();
+    const session = new LocalSession(sessionId, state, this.sessionSettings, now);
+    this.sessions.set(sessionId, session);
+    if (this.sessionStore) {
+      try {
+        await this.sessionStore.store(sessionId, state);
+      } catch (error) {
+        this.onError(error);
+      }
+    }
+    const stream = session.openStream(now);
+    const channel = stream.connect(undefined);
+    if (this.primes(session)) stream.prime(this.settings.sseRetry);
+    stream.send({ jsonrpc: '2.0', id: request.id, result: server.initializeResult(state.protocolVersion) });
+    stream.complete(now);
+    return { sessionId, stream: channel };
+  }
+
+  async hasSession(sessionId: string, info: RequestInfo): Promise<boolean> {
+    try {
+      await this.requireSession(sessionId, info);
+      return true;
+    } catch (error) {
+      if (error instanceof SessionNotFoundError) return false;
+      throw error;
+    }
+  }
+
+  async closeSession(sessionId: string, info: RequestInfo): Promise<void> {
+    const session = await this.requireSession(sessionId, info);
+    this.drop(session);
+    if (this.sessionStore) await this.sessionStore.delete(sessionId);
+  }
+
+  async createStream(sessionId: string, request: JsonRpcRequest, info: RequestInfo): Promise<SseStream> {
+    const session = this.sessions.get(sessionId) ?? (await this.requireSession(sessionId, info));
+    if (session.state.principal !== undefined && session.state.principal !== info.authInfo?.clientId) throw new SessionNotFoundError(sessionId);
+    const now = Date.now();
+    session.lastActivity = now;
+    const stream = session.openStream(now);
+    const channel = stream.connect(undefined);
+    if (this.primes(session)) stream.prime(this.settings.sseRetry);
+    if (session.inflight.has(request.id)) {
+      stream.send(errorResponse(request.id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(request.id)} is already in use by a request in progress; use a new id.`));
+      stream.complete(now);
+      return channel;
+    }
+    const ctx = new RequestContext({
+      requestId: request.id,
+      method: request.method,
+      meta: request.params?._meta as Record<string, unknown> | undefined,
+      client: session,
+      channel: session.channelFor(stream),
+      authInfo: info.authInfo,
+      httpRequest: info.httpRequest,
+    });
+    session.inflight.set(request.id, { ctx, stream });
+    this.dispatch(session, request, ctx, stream);
+    return channel;
+  }
+
+  async acceptMessage(sessionId: string, message: JsonRpcMessage, info: RequestInfo): Promise<void> {
+    const session = await this.requireSession(sessionId, info);
+    const now = Date.now();
+    session.lastActivity = now;
+    if (!('method' in message)) {
+      session.settleClientResponse(message);
+      return;
+    }
+    const params = message.params;
+    switch (message.method) {
+      case 'notifications/initialized':
+        session.initialized = true;
+        return;
+      case 'notifications/cancelled':
+        if (params && (typeof params.requestId === 'string' || typeof params.requestId === 'number')) {
+          session.cancel(params.requestId, params.reason, now);
+        }
+        return;
+      default:
+        await this.requireServer().handleNotification(message.method, params, { sessionId, authInfo: info.authInfo });
+    }
+  }
+
+  async createStandaloneStream(sessionId: string, info: RequestInfo): Promise<SseStream> {
+    const session = await this.requireSession(sessionId, info);
+    session.lastActivity = Date.now();
+    return session.connectStandalone(this.primes(session) ? this.settings.sseRetry : undefined);
+  }
+
+  async resume(sessionId: string, lastEventId: string, info: RequestInfo): Promise<SseStream> {
+    const session = await this.requireSession(sessionId, info);
+    session.lastActivity = Date.now();
+    if (!this.eventStore) {
+      const position = parseLocalEventId(lastEventId);
+      const stream = position && this.streamAt(session, position.index);
+      if (!stream || !stream.canResumeAfter(position.seq)) return closedStream();
+      return stream.resumeAfter(position.seq);
+    }
+    const streamId = this.eventStore.streamIdOf(lastEventId);
+    if (!streamId || !streamId.startsWith(`${sessionId}/`)) return closedStream();
+    const index = Number(streamId.slice(sessionId.length + 1));
+    const local = this.streamAt(session, index);
+    const live = local?.resumeAfterStoredId(lastEventId);
+    if (live) return live;
+    return replayFromStore(this.eventStore, lastEventId, this.onError);
+  }
+
+  protocolVersionOf(sessionId: string): string | undefined {
+    return this.sessions.get(sessionId)?.state.protocolVersion;
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
+    this.detachServer?.();
+    for (const session of this.sessions.values()) session.close();
+    this.sessions.clear();
+  }
+
+  private dispatch(session: LocalSession, request: JsonRpcRequest, ctx: RequestContext, stream: OutboundStream): void {
+    const finish = (message: JsonRpcMessage) => {
+      if (session.inflight.get(request.id)?.ctx !== ctx) return; // cancelled, or the session ended
+      session.inflight.delete(request.id);
+      stream.send(message);
+      stream.complete(Date.now());
+    };
+    const fail = (error: unknown) => finish(toErrorResponse(request, error, this.onError));
+    try {
+      const result = this.requireServer().handle(request.method, request.params, ctx);
+      if (result instanceof Promise) result.then((value) => finish({ jsonrpc: '2.0', id: request.id, result: value }), fail);
+      else finish({ jsonrpc: '2.0', id: request.id, result });
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  private streamAt(session: LocalSession, index: number): OutboundStream | undefined {
+    return index === 0 ? session.standalone : session.streams.get(index);
+  }
+
+  private primes(session: LocalSession): boolean {
+    return session.state.protocolVersion >= PRIMING_MIN_VERSION;
+  }
+
+  private async requireSession(sessionId: string, info: RequestInfo): Promise<LocalSession> {
+    const session = this.sessions.get(sessionId) ?? (await this.restore(sessionId));
+    if (!session || (session.state.principal !== undefined && session.state.principal !== info.authInfo?.clientId)) {
+      throw new SessionNotFoundError(sessionId);
+    }
+    return session;
+  }
+
+  /** Rebuilds a session another instance created, from the SessionStore; concurrent calls share one load. */
+  private restore(sessionId: string): Promise<LocalSession | undefined> {
+    if (!this.sessionStore) return Promise.resolve(undefined);
+    let pending = this.restoring.get(sessionId);
+    if (!pending) {
+      const store = this.sessionStore;
+      pending = (async () => {
+        const state = await store.load(sessionId);
+        if (!state) return undefined;
+        const existing = this.sessions.get(sessionId);
+        if (existing) return existing;
+        if (this.sessions.size >= this.maxSessions) throw new TooManySessionsError(this.maxSessions);
+        const session = new LocalSession(sessionId, { ...state, subscriptions: [...(state.subscriptions ?? [])] }, this.sessionSettings, Date.now());
+        session.initialized = true;
+        this.sessions.set(sessionId, session);
+        return session;
+      })().finally(() => this.restoring.delete(sessionId));
+      this.restoring.set(sessionId, pending);
+    }
+    return pending;
+  }
+
+  private persist(session: LocalSession): void {
+    this.sessionStore?.store(session.id, session.state).catch(this.onError);
+  }
+
+  private broadcast(event: ServerEvent): void {
+    const now = Date.now();
+    for (const session of this.sessions.values()) {
+      if (event.resourceUri !== undefined && !session.state.subscriptions.includes(event.resourceUri)) continue;
+      if (session.standalone.listener) session.lastActivity = now;
+      session.standalone.send(event.notification);
+    }
+  }
+
+  private drop(session: LocalSession): void {
+    session.close();
+    this.sessions.delete(session.id);
+  }
+
+  private sweep(now: number): void {
+    for (const session of this.sessions.values()) {
+      if (session.inflight.size === 0 && now - session.lastActivity >= this.idleTimeout) {
+        this.drop(session);
+        continue;
+      }
+      session.evictStreams(now);
+    }
+  }
+
+  private requireServer(): McpServer {
+    if (!this.server) throw new Error('LocalSessionManager is not attached to a server; pass it to mcpMiddleware({ server, sessionManager }).');
+    return this.server;
+  }
+}
+
+/** Turns a handler failure into a JSON-RPC error response: McpErrors keep their code, anything else is -32603. */
+export function toErrorResponse(request: JsonRpcRequest, error: unknown, onError: (error: unknown) => void): JsonRpcMessage {
+  if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
+  onError(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return errorResponse(request.id, ErrorCode.InternalError, `Internal error while handling ${request.method}: ${message}`);
+}
+
+export function parseLocalEventId(eventId: string): { index: number; seq: number } | undefined {
+  const match = /^(\d{1,9})\/(\d{1,15})$/.exec(eventId);
+  return match ? { index: Number(match[1]), seq: Number(match[2]) } : undefined;
+}
+
+function closedStream(): SseStream {
+  const channel = new SseChannel();
+  channel.end();
+  return channel;
+}
+
+async function* replayFromStore(store: EventStore, lastEventId: string, onError: (error: unknown) => void): AsyncGenerator<SseEvent> {
+  try {
+    for await (const stored of store.replayEventsAfter(lastEventId) as AsyncIterable<StoredEvent>) {
+      yield { id: stored.id, message: stored.event.message, retry: stored.event.retry };
+    }
+  } catch (error) {
+    onError(error);
+  }
+}

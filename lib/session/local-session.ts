@@ -1,0 +1,238 @@
+import { ErrorCode } from '../protocol/error-codes.js';
+import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc.js';
+import { McpError } from '../protocol/mcp-error.js';
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
+import type { ClientView } from '../server/client-view.js';
+import type { OutgoingRequestOptions, RequestChannel } from '../server/request-channel.js';
+import type { RequestContext } from '../server/request-context.js';
+import type { EventStore } from '../store/event-store.js';
+import { OutboundStream } from './outbound-stream.js';
+import { SseChannel } from './sse-channel.js';
+import type { SessionState } from './session-state.js';
+
+interface InFlightRequest {
+  ctx: RequestContext;
+  stream: OutboundStream;
+}
+
+interface PendingClientRequest {
+  resolve: (result: Record<string, unknown>) => void;
+  reject: (error: unknown) => void;
+  cleanup: () => void;
+}
+
+export interface LocalSessionSettings {
+  streamCacheSize: number;
+  maxRetainedStreams: number;
+  completedStreamTtl: number;
+  maxShadowStreams: number;
+  /** Default `retry:` of a SEP-1699 connection close. */
+  sseRetry: number;
+  eventStore: EventStore | undefined;
+  onError: (error: unknown) => void;
+  /** Called when logLevel or subscriptions change, so a SessionStore can keep the new state. */
+  onStateChange: (session: LocalSession) => void;
+}
+
+/** One live session: its state, its streams, its in-flight requests and its pending requests to the client. */
+export class LocalSession implements ClientView {
+  readonly id: string;
+  readonly state: SessionState;
+  lastActivity: number;
+  initialized = false;
+  closed = false;
+  readonly standalone: OutboundStream;
+  readonly streams = new Map<number, OutboundStream>();
+  readonly inflight = new Map<RequestId, InFlightRequest>();
+  private readonly pending = new Map<RequestId, PendingClientRequest>();
+  private readonly shadows: SseChannel[] = [];
+  private nextStreamIndex = 1;
+  private nextOutgoingId = 1;
+  private readonly settings: LocalSessionSettings;
+
+  constructor(id: string, state: SessionState, settings: LocalSessionSettings, now: number) {
+    this.id = id;
+    this.state = state;
+    this.settings = settings;
+    this.lastActivity = now;
+    this.standalone = this.newStream(0);
+  }
+
+  get sessionId(): string {
+    return this.id;
+  }
+  get protocolVersion(): string {
+    return this.state.protocolVersion;
+  }
+  get clientCapabilities(): ClientCapabilities {
+    return this.state.clientCapabilities;
+  }
+  get clientInfo(): Implementation | undefined {
+    return this.state.clientInfo;
+  }
+  get logLevel(): LoggingLevel | undefined {
+    return this.state.logLevel;
+  }
+  get sseRetry(): number {
+    return this.settings.sseRetry;
+  }
+  get logOnlyWhenLevelSet(): boolean {
+    return false;
+  }
+
+  setLogLevel(level: LoggingLevel): void {
+    this.state.logLevel = level;
+    this.settings.onStateChange(this);
+  }
+
+  subscribe(uri: string): void {
+    if (!this.state.subscriptions.includes(uri)) {
+      this.state.subscriptions.push(uri);
+      this.settings.onStateChange(this);
+    }
+  }
+
+  unsubscribe(uri: string): void {
+    const at = this.state.subscriptions.indexOf(uri);
+    if (at >= 0) {
+      this.state.subscriptions.splice(at, 1);
+      this.settings.onStateChange(this);
+    }
+  }
+
+  /** A new stream for a POST request, retained after completion for resumes (bounded). */
+  openStream(now: number): OutboundStream {
+    const stream = this.newStream(this.nextStreamIndex++);
+    this.streams.set(stream.index, stream);
+    if (this.streams.size > this.settings.maxRetainedStreams) this.evictStreams(now, true);
+    return stream;
+  }
+
+  /** Drops completed streams past their TTL (or, when `overCapacity`, the oldest completed ones). */
+  evictStreams(now: number, overCapacity = false): void {
+    for (const [index, stream] of this.streams) {
+      if (!stream.completed) continue;
+      const expired = now - stream.completedAt >= this.settings.completedStreamTtl;
+      if (expired || (overCapacity && this.streams.size > this.settings.maxRetainedStreams)) this.streams.delete(index);
+    }
+  }
+
+  /** The channel a request's handler talks through. */
+  channelFor(stream: OutboundStream): RequestChannel {
+    return new SessionRequestChannel(this, stream);
+  }
+
+  /** Opens the GET stream; a second GET while one is live gets a keep-alive-only shadow, never a 409. */
+  connectStandalone(primingRetry: number | undefined): SseChannel {
+    const primary = this.standalone.listener;
+    if (!primary || !primary.isOpen) return this.standalone.connect(primingRetry);
+    const shadow = new SseChannel();
+    shadow.onDetach = () => {
+      const at = this.shadows.indexOf(shadow);
+      if (at >= 0) this.shadows.splice(at, 1);
+    };
+    this.shadows.push(shadow);
+    if (this.shadows.length > this.settings.maxShadowStreams) this.shadows.shift()!.end();
+    return shadow;
+  }
+
+  sendToClient(method: string, params: Record<string, unknown>, stream: OutboundStream, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
+    if (this.closed) return Promise.reject(new McpError(ErrorCode.ServerError, 'The session is closed'));
+    const id = this.nextOutgoingId++;
+    return new Promise((resolve, reject) => {
+      const signal = options.signal;
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        this.pending.delete(id);
+        cleanup();
+        reject(signal?.reason ?? new McpError(ErrorCode.ServerError, `${method} was cancelled`));
+      };
+      const cleanup = () => {
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (options.timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          this.pending.delete(id);
+          cleanup();
+          reject(new McpError(ErrorCode.InternalError, `The client did not answer ${method} within ${options.timeoutMs} ms`));
+        }, options.timeoutMs);
+      }
+      this.pending.set(id, { resolve, reject, cleanup });
+      stream.send({ jsonrpc: '2.0', id, method, params });
+    });
+  }
+
+  /** A client's answer to one of our requests; answers to unknown ids are ignored. */
+  settleClientResponse(response: JsonRpcResponse): void {
+    if (response.id === undefined || response.id === null) return;
+    const pending = this.pending.get(response.id);
+    if (!pending) return;
+    this.pending.delete(response.id);
+    pending.cleanup();
+    if ('error' in response) pending.reject(new McpError(response.error.code, response.error.message, response.error.data));
+    else pending.resolve(response.result);
+  }
+
+  /** `notifications/cancelled`: the handler's signal fires and no response is sent. */
+  cancel(requestId: RequestId, reason: unknown, now: number): void {
+    const entry = this.inflight.get(requestId);
+    if (!entry) return;
+    this.inflight.delete(requestId);
+    entry.ctx.abort(reason ?? 'Cancelled by the client');
+    entry.stream.complete(now);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const ended = new McpError(ErrorCode.ServerError, 'The session ended');
+    for (const { ctx } of this.inflight.values()) ctx.abort(ended);
+    this.inflight.clear();
+    for (const pending of this.pending.values()) {
+      pending.cleanup();
+      pending.reject(ended);
+    }
+    this.pending.clear();
+    for (const stream of this.streams.values()) stream.disconnect();
+    this.streams.clear();
+    this.standalone.disconnect();
+    for (const shadow of this.shadows.splice(0)) shadow.end();
+  }
+
+  private newStream(index: number): OutboundStream {
+    return new OutboundStream({
+      index,
+      streamId: `${this.id}/${index}`,
+      cacheLimit: this.settings.streamCacheSize,
+      eventStore: this.settings.eventStore,
+      onStoreError: this.settings.onError,
+    });
+  }
+}
+
+/** Binds a request's context to its session and stream. */
+class SessionRequestChannel implements RequestChannel {
+  constructor(
+    private readonly session: LocalSession,
+    private readonly stream: OutboundStream,
+  ) {}
+
+  notify(notification: Parameters<RequestChannel['notify']>[0]): void {
+    if (!this.stream.completed) this.stream.send(notification);
+  }
+
+  request(method: string, params: Record<string, unknown>, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
+    return this.session.sendToClient(method, params, this.stream, options);
+  }
+
+  closeStream(retryMs?: number): void {
+    this.stream.closeConnection(retryMs ?? this.session.sseRetry);
+  }
+
+  closeStandaloneStream(retryMs?: number): void {
+    this.session.standalone.closeConnection(retryMs ?? this.session.sseRetry);
+  }
+}

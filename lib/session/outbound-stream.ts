@@ -1,0 +1,206 @@
+import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
+import type { EventStore } from '../store/event-store.js';
+import { SseChannel } from './sse-channel.js';
+import type { SseEvent } from './sse-event.js';
+
+export interface OutboundStreamOptions {
+  /** Session-scoped number of the stream; 0 is the standalone (GET) stream. */
+  index: number;
+  /** `<sessionId>/<index>`: the id under which an EventStore keeps the stream. */
+  streamId: string;
+  /** How many recent events to keep for a resume without an EventStore. */
+  cacheLimit: number;
+  eventStore: EventStore | undefined;
+  onStoreError: (error: unknown) => void;
+}
+
+/**
+ * One server-side SSE stream of a session: a log of recent events (for resume) and at most one live
+ * connection. Without an EventStore, ids are `<index>/<seq>`; with one, the store mints them.
+ */
+export class OutboundStream {
+  readonly index: number;
+  readonly streamId: string;
+  /** The live connection, if a client is connected. */
+  listener: SseChannel | undefined;
+  completed = false;
+  completedAt = 0;
+  private seq = 0;
+  private readonly cache: SseEvent[] = [];
+  private readonly cacheLimit: number;
+  private readonly eventStore: EventStore | undefined;
+  private readonly onStoreError: (error: unknown) => void;
+  /** Keeps store writes (and what follows them) in order. */
+  private tail: Promise<void> | undefined;
+  /** Seq of the last event handed to a live connection (standalone stream: where a new GET starts). */
+  private deliveredSeq = 0;
+
+  constructor(options: OutboundStreamOptions) {
+    this.index = options.index;
+    this.streamId = options.streamId;
+    this.cacheLimit = options.cacheLimit;
+    this.eventStore = options.eventStore;
+    this.onStoreError = options.onStoreError;
+  }
+
+  /** Sends a message: stored (or cached) first, then written to the live connection, if any. */
+  send(message: JsonRpcMessage): void {
+    this.emit({ message });
+  }
+
+  /** A priming event: an id to resume from and the reconnection delay, with no message. */
+  prime(retry: number): void {
+    if (this.eventStore) {
+      this.emit({ retry });
+    } else {
+      this.deliver({ id: `${this.index}/${this.seq}`, retry });
+    }
+  }
+
+  /** The request finished: after what is queued, the live connection ends; the log stays for resumes. */
+  complete(now: number): void {
+    if (this.completed) return;
+    this.completed = true;
+    this.completedAt = now;
+    this.after(() => {
+      this.listener?.end();
+      this.listener = undefined;
+      if (this.eventStore?.completeStream) this.eventStore.completeStream(this.streamId).catch(this.onStoreError);
+    });
+  }
+
+  /**
+   * SEP-1699: sends a retry hint, then ends the connection while the stream goes on. The client reconnects
+   * with `Last-Event-ID` and resumes.
+   */
+  closeConnection(retry: number): void {
+    this.after(() => {
+      const listener = this.listener;
+      if (!listener) return;
+      listener.push({ id: `${this.index}/${this.seq}`, retry });
+      listener.end();
+      this.listener = undefined;
+    });
+  }
+
+  /** Opens a live connection that starts with whatever no connection has received yet. */
+  connect(primingRetry: number | undefined): SseChannel {
+    const channel = this.newChannel();
+    this.after(() => {
+      if (primingRetry !== undefined) channel.push({ id: `${this.index}/${this.deliveredSeq}`, retry: primingRetry });
+      this.replayInto(channel, this.deliveredSeq);
+      this.adopt(channel);
+    });
+    return channel;
+  }
+
+  /** True when this stream's log can serve a resume after `seq` (the events after it are still cached). */
+  canResumeAfter(seq: number): boolean {
+    const oldest = this.cache.length ? this.cache[0].seq! : this.seq + 1;
+    return seq >= oldest - 1 && seq <= this.seq;
+  }
+
+  /** Replays the cached events after `seq`, then follows the stream live (or ends if it is complete). */
+  resumeAfter(seq: number): SseChannel {
+    const channel = this.newChannel();
+    this.after(() => {
+      this.replayInto(channel, seq);
+      this.adopt(channel);
+    });
+    return channel;
+  }
+
+  /** Replays cached events whose store id follows `eventId`; false when the id is not in the cache. */
+  resumeAfterStoredId(eventId: string): SseChannel | undefined {
+    const position = this.cache.findIndex((event) => event.id === eventId);
+    if (position < 0) return undefined;
+    return this.resumeAfter(this.cache[position].seq!);
+  }
+
+  /** Ends the live connection without completing the stream (the session is closing). */
+  disconnect(): void {
+    this.listener?.end();
+    this.listener = undefined;
+  }
+
+  private emit(partial: { message?: JsonRpcMessage; retry?: number }): void {
+    const event: SseEvent & { seq?: number } = partial;
+    event.seq = ++this.seq;
+    if (!this.eventStore) {
+      event.id = `${this.index}/${event.seq}`;
+      this.record(event);
+      return;
+    }
+    const store = this.eventStore;
+    this.after(async () => {
+      try {
+        event.id = await store.storeEvent(this.streamId, { message: event.message, retry: event.retry });
+      } catch (error) {
+        this.onStoreError(error);
+      }
+      this.record(event);
+    });
+  }
+
+  private record(event: SseEvent): void {
+    this.cache.push(event);
+    if (this.cache.length > this.cacheLimit) this.cache.shift();
+    this.deliver(event);
+  }
+
+  private deliver(event: SseEvent): void {
+    if (this.listener?.push(event)) {
+      if (event.seq !== undefined) this.deliveredSeq = event.seq;
+    }
+  }
+
+  private replayInto(channel: SseChannel, afterSeq: number): void {
+    for (const event of this.cache) {
+      if (event.seq! > afterSeq) {
+        channel.push(event);
+        this.deliveredSeq = Math.max(this.deliveredSeq, event.seq!);
+      }
+    }
+  }
+
+  private adopt(channel: SseChannel): void {
+    if (this.completed) {
+      channel.end();
+      return;
+    }
+    if (this.listener && this.listener !== channel) this.listener.end();
+    this.listener = channel;
+  }
+
+  private newChannel(): SseChannel {
+    const channel = new SseChannel();
+    channel.onDetach = () => {
+      if (this.listener === channel) this.listener = undefined;
+    };
+    return channel;
+  }
+
+  /** Runs `step` after pending store writes, or now when there are none. */
+  private after(step: () => void | Promise<void>): void {
+    if (!this.tail) {
+      const result = step();
+      if (result) this.track(result);
+      return;
+    }
+    this.track(this.tail.then(step));
+  }
+
+  private track(pending: Promise<void>): void {
+    const tracked: Promise<void> = pending.catch(this.onStoreError).then(() => {
+      if (this.tail === tracked) this.tail = undefined;
+    });
+    this.tail = tracked;
+  }
+}
+
+declare module './sse-event.js' {
+  interface SseEvent {
+    /** @internal Position in its stream, for local resume. */
+    seq?: number;
+  }
+}

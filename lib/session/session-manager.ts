@@ -1,0 +1,56 @@
+import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { AuthInfo } from '../protocol/types.js';
+import type { McpServer } from '../server/mcp-server.js';
+import type { SseStream } from './sse-event.js';
+
+/** What the HTTP layer knows about the request a message came in. */
+export interface RequestInfo {
+  /** From `req.auth`, set by the app's auth middleware. */
+  authInfo?: AuthInfo;
+  /** The Express request. */
+  httpRequest?: unknown;
+}
+
+/** Transport settings a session manager needs, fixed when the middleware is built. */
+export interface TransportSettings {
+  /** `retry:` hint (ms) of priming events. */
+  sseRetry: number;
+}
+
+/** Thrown for an id that is unknown, expired, deleted or owned by another principal: the HTTP layer answers 404. */
+export class SessionNotFoundError extends Error {
+  constructor(sessionId: string) {
+    super(`Session not found: ${sessionId}. It expired or was deleted; start a new one with initialize.`);
+    this.name = 'SessionNotFoundError';
+  }
+}
+
+/**
+ * Owns sessions and their streams. The HTTP layer calls it and writes whatever streams it returns; it never
+ * sees HTTP. `LocalSessionManager` keeps sessions in memory (optionally restorable from a `SessionStore`);
+ * a stateless manager has no sessions at all.
+ */
+export interface SessionManager {
+  /** Whether this manager creates sessions; false makes GET/DELETE answer 405. */
+  readonly stateful: boolean;
+  /** Binds the manager to the server it dispatches to. Called once by `mcpMiddleware`. */
+  attach(server: McpServer, settings: TransportSettings): void;
+  /** Runs `initialize`: creates a session and returns its id with the stream carrying the initialize result. */
+  initializeSession(request: JsonRpcRequest, info: RequestInfo): Promise<{ sessionId: string; stream: SseStream }>;
+  /** True when the session exists here or could be restored (and belongs to the caller). */
+  hasSession(sessionId: string, info: RequestInfo): Promise<boolean>;
+  /** Ends a session: in-flight requests are cancelled, streams end, later requests get 404. */
+  closeSession(sessionId: string, info: RequestInfo): Promise<void>;
+  /** Dispatches a request and returns the stream of its related messages, ending with its response. */
+  createStream(sessionId: string, request: JsonRpcRequest, info: RequestInfo): Promise<SseStream>;
+  /** Takes a client notification or response (to a server→client request). */
+  acceptMessage(sessionId: string, message: JsonRpcMessage, info: RequestInfo): Promise<void>;
+  /** The session's standalone stream (GET): notifications and requests not tied to a client request. */
+  createStandaloneStream(sessionId: string, info: RequestInfo): Promise<SseStream>;
+  /** Replays the events after `lastEventId` of that one stream, then follows it live if it is still open. */
+  resume(sessionId: string, lastEventId: string, info: RequestInfo): Promise<SseStream>;
+  /** The negotiated protocol version of a session held here, if known (for header checks). */
+  protocolVersionOf(sessionId: string): string | undefined;
+  /** Ends every session and timer (server shutdown). */
+  shutdown(): Promise<void>;
+}

@@ -1,0 +1,21 @@
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
+
+/**
+ * Everything that defines a session, as plain JSON-safe data, so that a `SessionStore` can keep it and any
+ * instance can restore the session. Timers, streams and pending promises are rebuilt, never stored.
+ */
+export interface SessionState {
+  protocolVersion: string;
+  clientInfo?: Implementation;
+  clientCapabilities: ClientCapabilities;
+  /** Set by `logging/setLevel`. */
+  logLevel?: LoggingLevel;
+  /** Resource URIs the client subscribed to. */
+  subscriptions: string[];
+  /** The `clientId` of the auth info that created the session; requests from another principal get 404. */
+  principal?: string;
+  /** The initialize request's params, as sent. */
+  initializeParams: Record<string, unknown>;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
