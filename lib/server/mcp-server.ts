@@ -122,10 +122,10 @@ export class McpServer {
 
   private deriveCapabilities(): ServerCapabilities {
     const derived: ServerCapabilities = { logging: {} };
-    if (this.toolRegistry.size > 0 || this.handlers.has('tools/list')) derived.tools = { listChanged: true };
-    if (this.resourceRegistry.size > 0 || this.handlers.has('resources/list')) derived.resources = { subscribe: true, listChanged: true };
-    if (this.promptRegistry.size > 0 || this.handlers.has('prompts/list')) derived.prompts = { listChanged: true };
-    if (this.promptRegistry.size > 0 || this.resourceRegistry.hasCompletions() || this.handlers.has('completion/complete')) derived.completions = {};
+    if (this.toolRegistry.size > 0 || this.customHandlers.has('tools/list')) derived.tools = { listChanged: true };
+    if (this.resourceRegistry.size > 0 || this.customHandlers.has('resources/list')) derived.resources = { subscribe: true, listChanged: true };
+    if (this.promptRegistry.size > 0 || this.customHandlers.has('prompts/list')) derived.prompts = { listChanged: true };
+    if (this.promptRegistry.size > 0 || this.resourceRegistry.hasCompletions() || this.customHandlers.has('completion/complete')) derived.completions = {};
     return { ...derived, ...this.options.capabilities };
   }
 
