@@ -32,3 +32,4 @@ export type { SseEvent, SseStream } from './session/sse-event.js';
 export type { EventStore, StoredEvent } from './store/event-store.js';
 export type { SessionStore } from './store/session-store.js';
 export { InMemorySessionStore, type InMemorySessionStoreOptions } from './store/in-memory-session-store.js';
+export { InMemoryEventStore, type InMemoryEventStoreOptions } from './store/in-memory-event-store.js';

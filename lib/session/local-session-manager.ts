@@ -226,8 +226,8 @@ export class LocalSessionManager implements SessionManager {
     if (!streamId || !streamId.startsWith(`${sessionId}/`)) return closedStream();
     const index = Number(streamId.slice(sessionId.length + 1));
     const local = this.streamAt(session, index);
-    const live = local?.resumeAfterStoredId(lastEventId);
-    if (live) return live;
+    if (local) return local.resumeFromStore(lastEventId);
+    // Another instance ran this stream: replay what it stored. The client polls again for anything later.
     return replayFromStore(this.eventStore, lastEventId, this.onError);
   }
 

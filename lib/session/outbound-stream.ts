@@ -34,6 +34,8 @@ export class OutboundStream {
   private tail: Promise<void> | undefined;
   /** Seq of the last event handed to a live connection (standalone stream: where a new GET starts). */
   private deliveredSeq = 0;
+  /** Id of the newest event: where a client resumes after a SEP-1699 close. */
+  private lastId: string | undefined;
 
   constructor(options: OutboundStreamOptions) {
     this.index = options.index;
@@ -53,7 +55,8 @@ export class OutboundStream {
     if (this.eventStore) {
       this.emit({ retry });
     } else {
-      this.deliver({ id: `${this.index}/${this.seq}`, retry });
+      this.lastId = `${this.index}/${this.seq}`;
+      this.deliver({ id: this.lastId, retry });
     }
   }
 
@@ -77,7 +80,7 @@ export class OutboundStream {
     this.after(() => {
       const listener = this.listener;
       if (!listener) return;
-      listener.push({ id: `${this.index}/${this.seq}`, retry });
+      listener.push(this.lastId === undefined ? { retry } : { id: this.lastId, retry });
       listener.end();
       this.listener = undefined;
     });
@@ -87,10 +90,12 @@ export class OutboundStream {
   connect(primingRetry: number | undefined): SseChannel {
     const channel = this.newChannel();
     this.after(() => {
-      if (primingRetry !== undefined) channel.push({ id: `${this.index}/${this.deliveredSeq}`, retry: primingRetry });
+      if (primingRetry !== undefined && !this.eventStore) channel.push({ id: `${this.index}/${this.deliveredSeq}`, retry: primingRetry });
       this.replayInto(channel, this.deliveredSeq);
       this.adopt(channel);
     });
+    // With a store, the priming event is stored like any other so that its id resumes on any instance.
+    if (primingRetry !== undefined && this.eventStore) this.emit({ retry: primingRetry });
     return channel;
   }
 
@@ -110,11 +115,30 @@ export class OutboundStream {
     return channel;
   }
 
-  /** Replays cached events whose store id follows `eventId`; false when the id is not in the cache. */
-  resumeAfterStoredId(eventId: string): SseChannel | undefined {
-    const position = this.cache.findIndex((event) => event.id === eventId);
-    if (position < 0) return undefined;
-    return this.resumeAfter(this.cache[position].seq!);
+  /**
+   * Replays from the EventStore the events after `eventId`, then follows the stream live. Events sent during
+   * the replay wait behind it (every step of a stored stream is serialised), so none is lost or doubled.
+   */
+  resumeFromStore(eventId: string): SseChannel {
+    const store = this.eventStore;
+    const channel = this.newChannel();
+    if (!store) {
+      channel.end();
+      return channel;
+    }
+    this.after(async () => {
+      try {
+        for await (const stored of store.replayEventsAfter(eventId)) {
+          channel.push({ id: stored.id, message: stored.event.message, retry: stored.event.retry });
+        }
+      } catch (error) {
+        this.onStoreError(error);
+        channel.end();
+        return;
+      }
+      this.adopt(channel);
+    });
+    return channel;
   }
 
   /** Ends the live connection without completing the stream (the session is closing). */
@@ -143,6 +167,7 @@ export class OutboundStream {
   }
 
   private record(event: SseEvent): void {
+    if (event.id !== undefined) this.lastId = event.id;
     this.cache.push(event);
     if (this.cache.length > this.cacheLimit) this.cache.shift();
     this.deliver(event);

@@ -1,0 +1,123 @@
+/**
+ * Port of rmcp's `restored_instance_replays_events_from_shared_store`
+ * (shared/seeds/rmcp-test_streamable_http_event_store.rs.txt): two instances share a SessionStore and an
+ * EventStore; A serves initialize and a tool call that emits progress and is shut down; B restores the session
+ * and, given the progress event's id, replays the final response.
+ */
+import { McpServer, LocalSessionManager, InMemorySessionStore, InMemoryEventStore } from '../../lib/index.js';
+import { serve, type Served } from '../helpers/serve.js';
+import { parseSse } from '../helpers/sse.js';
+
+function progressServer(): McpServer {
+  const server = new McpServer({ name: 'progress', version: '1.0.0' });
+  server.tool('progress', { description: 'Reports progress once' }, async (_args, ctx) => {
+    ctx.progress(50, 100, 'working');
+    return { content: [{ type: 'text', text: 'done' }] };
+  });
+  return server;
+}
+
+const json = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+test('instance B replays from the shared store the response instance A stored', async () => {
+  const sessionStore = new InMemorySessionStore();
+  const eventStore = new InMemoryEventStore();
+  const start = (): Promise<Served> =>
+    serve({ server: progressServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ sessionStore, eventStore }) });
+
+  const a = await start();
+  const init = await fetch(a.url, {
+    method: 'POST',
+    headers: json,
+    body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1.0"}}}',
+  });
+  const sessionId = init.headers.get('mcp-session-id')!;
+  expect(sessionId).toBeTruthy();
+  await init.text();
+  const session = { ...json, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' };
+  const initialized = await fetch(a.url, { method: 'POST', headers: session, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+  expect(initialized.status).toBe(202);
+
+  const original = await fetch(a.url, {
+    method: 'POST',
+    headers: session,
+    body: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"progress-1"}}}',
+  });
+  const events = parseSse(await original.text());
+  const progressEventId = events.find((event) => event.data?.includes('notifications/progress'))?.id;
+  expect(progressEventId).toBeDefined();
+  await a.close();
+
+  const b = await start();
+  const replay = await fetch(b.url, {
+    headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18', 'Last-Event-ID': progressEventId! },
+  });
+  expect(replay.status).toBe(200);
+  const replayBody = await replay.text();
+  expect(replayBody).toContain('"id":2');
+  expect(replayBody).not.toContain('notifications/progress');
+  await b.close();
+});
+
+test('instance B serves a new request in a session that only instance A saw initialize', async () => {
+  const sessionStore = new InMemorySessionStore();
+  const a = await serve({ server: progressServer(), sessionManager: new LocalSessionManager({ sessionStore }) });
+  const b = await serve({ server: progressServer(), sessionManager: new LocalSessionManager({ sessionStore }) });
+  const bare = await serve({ server: progressServer() });
+  const init = await fetch(a.url, {
+    method: 'POST',
+    headers: json,
+    body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1.0"}}}',
+  });
+  const sessionId = init.headers.get('mcp-session-id')!;
+  await init.text();
+  const headers = { ...json, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-11-25' };
+  const body = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}';
+
+  const withoutStore = await fetch(bare.url, { method: 'POST', headers, body });
+  expect(withoutStore.status).toBe(404);
+  await withoutStore.text();
+
+  const restored = await fetch(b.url, { method: 'POST', headers, body });
+  expect(restored.status).toBe(200);
+  expect(await restored.text()).toContain('"name":"progress"');
+
+  // DELETE on B removes the stored state: A's copy is gone from the store, and B answers 404.
+  const deleted = await fetch(b.url, { method: 'DELETE', headers });
+  expect(deleted.status).toBe(200);
+  expect(sessionStore.size).toBe(0);
+  const afterDelete = await fetch(b.url, { method: 'POST', headers, body });
+  expect(afterDelete.status).toBe(404);
+  await Promise.all([a.close(), b.close(), bare.close()]);
+});
+
+test('concurrent requests for an unknown session restore it once', async () => {
+  const inner = new InMemorySessionStore();
+  let loads = 0;
+  const counting = {
+    load: async (id: string) => {
+      loads++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return inner.load(id);
+    },
+    store: (id: string, state: Parameters<InMemorySessionStore['store']>[1]) => inner.store(id, state),
+    delete: (id: string) => inner.delete(id),
+  };
+  const a = await serve({ server: progressServer(), sessionManager: new LocalSessionManager({ sessionStore: inner }) });
+  const b = await serve({ server: progressServer(), sessionManager: new LocalSessionManager({ sessionStore: counting }) });
+  const init = await fetch(a.url, {
+    method: 'POST',
+    headers: json,
+    body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1.0"}}}',
+  });
+  const sessionId = init.headers.get('mcp-session-id')!;
+  await init.text();
+  const headers = { ...json, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-11-25' };
+  const responses = await Promise.all(
+    [2, 3, 4, 5].map((id) => fetch(b.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }) })),
+  );
+  expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
+  await Promise.all(responses.map((response) => response.text()));
+  expect(loads).toBe(1);
+  await Promise.all([a.close(), b.close()]);
+});
