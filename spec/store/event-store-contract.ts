@@ -1,0 +1,89 @@
+/**
+ * The contract every EventStore must pass (in-memory now, Redis and any user store later):
+ * `describeEventStoreContract('MyStore', () => new MyStore())`.
+ */
+import type { EventStore, SseEvent } from '../../lib/index.js';
+
+const message = (method: string): SseEvent => ({ message: { jsonrpc: '2.0', method, params: { n: method } } });
+
+async function replay(store: EventStore, id: string): Promise<Array<{ id: string; event: SseEvent }>> {
+  const out = [];
+  for await (const stored of store.replayEventsAfter(id)) out.push(stored);
+  return out;
+}
+
+export function describeEventStoreContract(name: string, create: () => EventStore | Promise<EventStore>, dispose?: (store: EventStore) => Promise<void>): void {
+  describe(`EventStore contract: ${name}`, () => {
+    let store: EventStore;
+    let prefix: string;
+    beforeEach(async () => {
+      store = await create();
+      // Unique stream names per test, so a shared backing service never mixes tests.
+      prefix = `contract-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    });
+    afterEach(async () => {
+      if (dispose) await dispose(store);
+    });
+
+    test('ids are unique across streams and sessions, and decode back to their stream', async () => {
+      const streams = [`${prefix}-a/1`, `${prefix}-a/2`, `${prefix}-b/1`];
+      const ids: string[] = [];
+      for (const streamId of streams) {
+        for (let n = 0; n < 3; n++) {
+          const id = await store.storeEvent(streamId, message(`${streamId}:${n}`));
+          expect(store.streamIdOf(id)).toBe(streamId);
+          ids.push(id);
+        }
+      }
+      expect(new Set(ids).size).toBe(ids.length);
+    });
+
+    test('replay yields the later events of that stream only, in order, with their original ids', async () => {
+      const mine = `${prefix}-s/1`;
+      const other = `${prefix}-s/2`;
+      const ids: string[] = [];
+      for (let n = 0; n < 4; n++) {
+        ids.push(await store.storeEvent(mine, message(`mine-${n}`)));
+        await store.storeEvent(other, message(`other-${n}`));
+      }
+      const replayed = await replay(store, ids[1]);
+      expect(replayed.map((stored) => stored.id)).toEqual([ids[2], ids[3]]);
+      expect(replayed.map((stored) => stored.event)).toEqual([message('mine-2'), message('mine-3')]);
+      expect(await replay(store, ids[3])).toEqual([]);
+    });
+
+    test('a priming event (retry, no message) round-trips and its id resumes', async () => {
+      const streamId = `${prefix}-p/1`;
+      const priming = await store.storeEvent(streamId, { retry: 3000 });
+      const first = await store.storeEvent(streamId, message('after-priming'));
+      const replayed = await replay(store, priming);
+      expect(replayed).toEqual([{ id: first, event: message('after-priming') }]);
+      const [again] = await replay(store, priming);
+      expect(again.event.message).toEqual(message('after-priming').message);
+    });
+
+    test('an event is visible to replay as soon as storeEvent resolves', async () => {
+      const streamId = `${prefix}-d/1`;
+      const first = await store.storeEvent(streamId, message('one'));
+      const second = await store.storeEvent(streamId, message('two'));
+      expect((await replay(store, first)).map((stored) => stored.id)).toEqual([second]);
+    });
+
+    test('unknown, foreign and malformed ids replay nothing and do not throw', async () => {
+      await store.storeEvent(`${prefix}-u/1`, message('x'));
+      for (const id of ['', 'garbage', `${prefix}-missing/1#1`, '#1', '\u0000', 'a'.repeat(5000)]) {
+        expect(await replay(store, id)).toEqual([]);
+        expect(() => store.streamIdOf(id)).not.toThrow();
+      }
+    });
+
+    test('completeStream marks a stream finished when the store supports it', async () => {
+      if (!store.completeStream || !store.isStreamComplete) return;
+      const streamId = `${prefix}-c/1`;
+      await store.storeEvent(streamId, message('x'));
+      expect(await store.isStreamComplete(streamId)).toBe(false);
+      await store.completeStream(streamId);
+      expect(await store.isStreamComplete(streamId)).toBe(true);
+    });
+  });
+}
