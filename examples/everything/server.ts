@@ -1,11 +1,20 @@
-import { z } from 'zod';
 import { McpServer } from 'mcp-express';
+import { registerClientRequestTools } from './client-requests';
+import { registerJsonSchemaTool } from './json-schema-tool';
+import { registerPrompts } from './prompts';
+import { registerResources } from './resources';
+import { registerTools } from './tools';
 
-/** The example server: every fixture the official conformance suite asks of a server, plus `sum`. */
+/**
+ * The example server: `sum`, plus every fixture the official conformance suite
+ * (`@modelcontextprotocol/conformance`) asks of a server for the 2025-11-25 requirements.
+ */
 export function createEverythingServer(): McpServer {
   const server = new McpServer({ name: 'mcp-express-everything', version: '0.1.0' });
-  server.tool('sum', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
-    content: [{ type: 'text', text: String(a + b) }],
-  }));
+  registerTools(server);
+  registerClientRequestTools(server);
+  registerJsonSchemaTool(server);
+  registerResources(server);
+  registerPrompts(server);
   return server;
 }

@@ -12,13 +12,14 @@ export function toZodSchema(input: ZodObjectInput | undefined): z.ZodType | unde
 
 /**
  * JSON Schema for a tool's `inputSchema`/`outputSchema`, from zod's own `z.toJSONSchema`.
- * `$schema` is dropped: MCP's default dialect is 2020-12 already, and clients that validate with
- * draft-07 validators (ajv's default) refuse an unknown `$schema`.
+ * The `$schema` zod adds is dropped: MCP's default dialect is 2020-12 already, and clients that validate with
+ * draft-07 validators (ajv's default) refuse an unknown `$schema`. One the author declared with
+ * `.meta({ $schema })` is kept (SEP-1613: servers must not strip it).
  */
 export function toObjectJsonSchema(schema: z.ZodType | undefined, io: 'input' | 'output'): Record<string, unknown> {
   if (!schema) return { type: 'object', properties: {} };
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
-  delete json.$schema;
+  if (z.globalRegistry.get(schema)?.$schema === undefined) delete json.$schema;
   if (json.type !== 'object') {
     throw new TypeError(`A tool schema must describe an object (got ${JSON.stringify(json.type)}); wrap the fields in z.object({...}).`);
   }
