@@ -20,11 +20,13 @@ export { UriTemplate } from './server/uri-template.js';
 
 export { McpError } from './protocol/mcp-error.js';
 export { ErrorCode } from './protocol/error-codes.js';
-export { SESSION_ERA_VERSIONS, LATEST_SESSION_ERA_VERSION } from './protocol/versions.js';
+export { SESSION_ERA_VERSIONS, LATEST_SESSION_ERA_VERSION, STATELESS_ERA_VERSIONS, SUPPORTED_VERSIONS } from './protocol/versions.js';
+export type { InputRequest } from './server/input-required.js';
 export type * from './protocol/types.js';
 export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, RequestId } from './protocol/jsonrpc.js';
 
 export { LocalSessionManager, type LocalSessionManagerOptions } from './session/local-session-manager.js';
+export { NeverSessionManager, type NeverSessionManagerOptions } from './session/never-session-manager.js';
 export { SessionNotFoundError, type SessionManager, type RequestInfo, type TransportSettings } from './session/session-manager.js';
 export type { SessionState } from './session/session-state.js';
 export type { SseEvent, SseStream } from './session/sse-event.js';

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../protocol/error-codes.js';
+import { isStatelessEraVersion } from '../protocol/versions.js';
 import { SessionNotFoundError, type RequestInfo } from '../session/session-manager.js';
 import { header, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
@@ -9,7 +10,8 @@ type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
 
 /** DELETE: the client ends its session; the id answers 404 from then on. */
 export async function handleDelete(req: Req, res: ServerResponse, o: ResolvedOptions): Promise<void> {
-  if (!o.sessionManager.stateful) {
+  const versionHeader = header(req, 'mcp-protocol-version');
+  if (!o.sessionManager.stateful || (versionHeader !== undefined && isStatelessEraVersion(versionHeader))) {
     return sendError(res, 405, ErrorCode.ServerError, 'Method Not Allowed: this server is stateless; there is no session to delete', null, undefined, { Allow: 'POST' });
   }
   const sessionId = header(req, 'mcp-session-id');

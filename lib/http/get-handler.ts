@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../protocol/error-codes.js';
-import { isSessionEraVersion, SESSION_ERA_VERSIONS } from '../protocol/versions.js';
+import { isSessionEraVersion, isStatelessEraVersion, SESSION_ERA_VERSIONS } from '../protocol/versions.js';
 import { SessionNotFoundError, type RequestInfo } from '../session/session-manager.js';
 import { acceptsSse, header, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
@@ -11,8 +11,14 @@ type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
 
 /** GET: the session's standalone stream, or with `Last-Event-ID` the resumption of any of its streams. */
 export async function handleGet(req: Req, res: ServerResponse, o: ResolvedOptions): Promise<void> {
-  if (!o.sessionManager.stateful) {
-    return sendError(res, 405, ErrorCode.ServerError, 'Method Not Allowed: this server is stateless; there is no stream to GET', null, undefined, { Allow: 'POST' });
+  const versionHeaderValue = header(req, 'mcp-protocol-version');
+  const lastEventIdValue = header(req, 'last-event-id');
+  if (!o.sessionManager.stateful || (versionHeaderValue !== undefined && isStatelessEraVersion(versionHeaderValue))) {
+    if (o.never?.eventStore && lastEventIdValue !== undefined) {
+      // Replay of a persisted stateless stream, on any instance, with no session.
+      return writeStream(res, o.never.resumeStateless(lastEventIdValue), { keepAlive: o.keepAlive, flushHeaders: true });
+    }
+    return sendError(res, 405, ErrorCode.ServerError, 'Method Not Allowed: there is no stream to GET without a session; send requests with POST', null, undefined, { Allow: 'POST' });
   }
   if (!acceptsSse(header(req, 'accept'))) {
     return sendError(res, 406, ErrorCode.ServerError, 'Not Acceptable: the Accept header must list text/event-stream');

@@ -56,7 +56,10 @@ export function mcpMiddleware(options: McpMiddlewareOptions): McpRequestHandler 
       }
     }
   } as McpRequestHandler;
-  handler.close = () => o.sessionManager.shutdown();
+  handler.close = () => {
+    o.listens.closeAll();
+    return o.sessionManager.shutdown();
+  };
   return handler;
 }
 

@@ -1,8 +1,13 @@
+import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { McpServer } from '../server/mcp-server.js';
+import { RequestStateCodec } from '../server/request-state.js';
 import { LocalSessionManager } from '../session/local-session-manager.js';
+import { NeverSessionManager } from '../session/never-session-manager.js';
 import type { SessionManager } from '../session/session-manager.js';
+import { StatelessDispatcher } from '../session/stateless-dispatcher.js';
 import { LOOPBACK_HOSTS, normaliseHosts, type HostGuardSettings } from './host-guard.js';
 import { KeepAliveTicker } from './keep-alive.js';
+import { ListenRegistry } from './subscriptions-listen.js';
 
 /** Options of `mcpMiddleware`. Only `server` is required. */
 export interface McpMiddlewareOptions {
@@ -36,6 +41,27 @@ export interface McpMiddlewareOptions {
   sseKeepAlive?: number;
   /** The `retry:` (ms) of priming events, sent to clients of 2025-11-25 and later. Defaults to `3000`. */
   sseRetry?: number;
+  /**
+   * Serve 2025-era clients (`initialize`, `Mcp-Session-Id`) with sessions. `false` serves them statelessly through
+   * a `NeverSessionManager`: no session ids, GET and DELETE answer 405. 2026-07-28 requests are always stateless.
+   * Defaults to `true`.
+   */
+  legacySessions?: boolean;
+  /**
+   * Shape of stateless (2026-07-28) replies: `'auto'` answers JSON unless the handler sends a progress or log
+   * message first (then SSE); `'sse'` always streams; `'json'` always answers one JSON body and drops
+   * notifications. Errors are always JSON with their HTTP status. Defaults to `'auto'`.
+   */
+  responseMode?: 'auto' | 'sse' | 'json';
+  /**
+   * Secret that signs (HMAC-SHA256) the `requestState` of multi-round-trip requests, so clients cannot alter it.
+   * Every instance of a cluster needs the same secret (at least 16 bytes). Defaults to a random secret per process.
+   */
+  requestStateSecret?: string | Buffer;
+  /** Milliseconds a `requestState` stays valid. Defaults to `600000` (10 minutes). */
+  requestStateTtlMs?: number;
+  /** Most `subscriptions/listen` streams open at once; more get 503. Defaults to `1024`. */
+  maxSubscriptions?: number;
 }
 
 /** Options merged with their defaults, once, when the middleware is built. */
@@ -48,6 +74,14 @@ export interface ResolvedOptions {
   guard: HostGuardSettings;
   keepAlive: KeepAliveTicker;
   sseRetry: number;
+  responseMode: 'auto' | 'sse' | 'json';
+  /** Serves requests with no session (2026-07-28, and 2025-era when sessions are off). */
+  stateless: StatelessDispatcher;
+  /** The session manager when it is a NeverSessionManager (persisted stateless streams, replay). */
+  never: NeverSessionManager | undefined;
+  listens: ListenRegistry;
+  /** Argument → `x-mcp-header` name of the tool a tools/call names (SEP-2243 `Mcp-Param-*`). */
+  paramHeaders(request: JsonRpcRequest): ReadonlyMap<string, string> | undefined;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -66,9 +100,40 @@ export function resolveOptions(options: McpMiddlewareOptions): ResolvedOptions {
   const allowedHosts = options.allowedHosts === false ? undefined : normaliseHosts(options.allowedHosts ?? LOOPBACK_HOSTS);
   const allowedOrigins =
     options.allowedOrigins === false ? false : options.allowedOrigins?.map((origin) => origin.trim().toLowerCase().replace(/\/$/, ''));
-  const sessionManager = options.sessionManager ?? new LocalSessionManager();
+  const legacySessions = options.legacySessions ?? true;
+  const sessionManager = options.sessionManager ?? (legacySessions ? new LocalSessionManager() : new NeverSessionManager());
+  if (!legacySessions && sessionManager.stateful) {
+    throw new TypeError('legacySessions: false needs a stateless session manager: drop the sessionManager option or pass a NeverSessionManager.');
+  }
   sessionManager.attach(options.server, { sseRetry });
+  const server = options.server;
+  const responseMode = options.responseMode ?? 'auto';
+  if (!['auto', 'sse', 'json'].includes(responseMode)) throw new TypeError(`responseMode must be 'auto', 'sse' or 'json' (got ${String(responseMode)}).`);
+  const cache = server.options.cache;
+  const codec = new RequestStateCodec(options.requestStateSecret, options.requestStateTtlMs ?? 600_000);
+  const onError = (error: unknown) => console.error('[mcp-express]', error);
+  const paramHeaderCache = new WeakMap<object, ReadonlyMap<string, string>>();
   return {
+    responseMode,
+    stateless: new StatelessDispatcher(server, codec, { ttlMs: cache?.ttlMs ?? 0, cacheScope: cache?.cacheScope ?? 'public' }, onError),
+    never: sessionManager instanceof NeverSessionManager ? sessionManager : undefined,
+    listens: new ListenRegistry(options.maxSubscriptions ?? 1024),
+    paramHeaders(request) {
+      if (request.method !== 'tools/call' || typeof request.params?.name !== 'string') return undefined;
+      const descriptor = server.toolDescriptor(request.params.name);
+      if (!descriptor) return undefined;
+      let map = paramHeaderCache.get(descriptor);
+      if (!map) {
+        const found = new Map<string, string>();
+        const properties = ((descriptor.inputSchema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {});
+        for (const [argument, schema] of Object.entries(properties)) {
+          if (typeof schema?.['x-mcp-header'] === 'string') found.set(argument, schema['x-mcp-header'] as string);
+        }
+        map = found;
+        paramHeaderCache.set(descriptor, map);
+      }
+      return map;
+    },
     server: options.server,
     path,
     sessionManager,

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { parseMessage, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
+import { classifyEra } from '../protocol/era.js';
 import { isSessionEraVersion, SESSION_ERA_VERSIONS } from '../protocol/versions.js';
 import { TooManySessionsError } from '../session/local-session-manager.js';
 import { SessionNotFoundError, type RequestInfo } from '../session/session-manager.js';
@@ -10,6 +11,7 @@ import { acceptsJsonAndSse, header, isJsonContentType, isValidSessionId } from '
 import type { ResolvedOptions } from './options.js';
 import { readJsonBody } from './read-body.js';
 import { sendAccepted, sendError, sendJson } from './respond.js';
+import { handleSessionEraStateless, handleStatelessEraPost } from './stateless-post.js';
 import { writeStream } from './stream-writer.js';
 
 type Req = IncomingMessage & { body?: unknown; _body?: boolean; auth?: RequestInfo['authInfo'] };
@@ -27,6 +29,11 @@ export async function handlePost(req: Req, res: ServerResponse, o: ResolvedOptio
   }
   const body = bodyResult.value;
   const versionHeader = header(req, 'mcp-protocol-version');
+  const sessionId = header(req, 'mcp-session-id');
+  // A stateless server ignores Mcp-Session-Id when it classifies (spec: never mint or echo one).
+  if (classifyEra(body, versionHeader, o.sessionManager.stateful ? sessionId : undefined) === 'stateless') {
+    return handleStatelessEraPost(req, res, o, body, versionHeader);
+  }
   if (versionHeader !== undefined && !isSessionEraVersion(versionHeader)) {
     return sendError(
       res,
@@ -37,11 +44,14 @@ export async function handlePost(req: Req, res: ServerResponse, o: ResolvedOptio
     );
   }
   const info: RequestInfo = { authInfo: req.auth, httpRequest: req };
-  const sessionId = header(req, 'mcp-session-id');
-  if (Array.isArray(body)) return handleBatch(res, o, body, sessionId, versionHeader, info);
+  if (Array.isArray(body)) {
+    if (!o.sessionManager.stateful) return sendError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: this server is stateless and takes one message per POST, not a batch');
+    return handleBatch(res, o, body, sessionId, versionHeader, info);
+  }
 
   const parsed = parseMessage(body);
   if (typeof parsed === 'string') return sendError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: ${parsed}`, idOf(body));
+  if (!o.sessionManager.stateful) return handleSessionEraStateless(req, res, o, parsed.message, versionHeader);
 
   if (parsed.kind === 'request' && parsed.message.method === 'initialize') {
     return initialize(res, o, parsed.message, sessionId, versionHeader, info);
@@ -104,7 +114,8 @@ async function handleBatch(
   versionHeader: string | undefined,
   info: RequestInfo,
 ): Promise<void> {
-  const version = versionHeader ?? (sessionId !== undefined ? o.sessionManager.protocolVersionOf(sessionId) : undefined) ?? '2025-03-26';
+  // The negotiated version wins over the header: a 2025-06-18 session must not get batches by claiming 2025-03-26.
+  const version = (sessionId !== undefined ? o.sessionManager.protocolVersionOf(sessionId) : undefined) ?? versionHeader ?? '2025-03-26';
   if (version !== '2025-03-26') {
     return sendError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are only accepted from clients that negotiated 2025-03-26 (this one uses ${version}); send one message per POST`);
   }

@@ -7,12 +7,13 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; status: 400
  * otherwise reads the stream up to `maxBytes`.
  */
 export function readJsonBody(req: IncomingMessage & { body?: unknown; _body?: boolean }, maxBytes: number): Promise<BodyResult> | BodyResult {
-  if (req._body === true || (req.readableEnded && req.body !== undefined)) return { ok: true, value: req.body };
+  // Checked before taking an upstream parser's result, so maxBodyBytes holds even when express.json() allows more.
   const declared = Number(req.headers['content-length']);
   if (declared > maxBytes) {
     req.resume();
     return tooLarge(maxBytes);
   }
+  if (req._body === true || (req.readableEnded && req.body !== undefined)) return { ok: true, value: req.body };
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;

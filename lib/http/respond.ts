@@ -17,3 +17,12 @@ export function sendAccepted(res: ServerResponse, headers?: Record<string, strin
   res.writeHead(202, headers);
   res.end();
 }
+
+/** The id of a request-shaped body, so that errors echo it; null when there is none. */
+export function idOf(body: unknown): RequestId | null {
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const id = (body as { id?: unknown }).id;
+    if (typeof id === 'string' || typeof id === 'number') return id;
+  }
+  return null;
+}

@@ -5,7 +5,7 @@ import type { KeepAliveTicker } from './keep-alive.js';
 import { sendJson } from './respond.js';
 import { formatStreamEvent } from './sse-format.js';
 
-const SSE_HEADERS = {
+export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
   'Cache-Control': 'no-cache, no-transform',
   'X-Accel-Buffering': 'no',
@@ -18,6 +18,8 @@ export interface WriteOptions {
   flushHeaders?: boolean;
   /** Answer with one JSON body when the first message is the final response; otherwise fall back to SSE. */
   preferJson?: boolean;
+  /** The caller already wrote the SSE status and headers (and maybe a first event). */
+  headersSent?: boolean;
 }
 
 /**
@@ -38,7 +40,10 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
     tracked = options.keepAlive.track(res);
   };
   try {
-    if (!options.preferJson) {
+    if (options.headersSent) {
+      started = true;
+      tracked = options.keepAlive.track(res);
+    } else if (!options.preferJson) {
       start();
       if (options.flushHeaders) res.flushHeaders();
     }

@@ -29,3 +29,15 @@ export function negotiateVersion(requested: unknown): SessionEraVersion {
 export function versionAtLeast(version: string, minimum: string): boolean {
   return version >= minimum;
 }
+
+/** Stateless revisions: every request carries its own `_meta` envelope; no initialize, no sessions. */
+export const STATELESS_ERA_VERSIONS = ['2026-07-28'] as const;
+
+/** Every version this server speaks, newest first (as `server/discover` lists them). */
+export const SUPPORTED_VERSIONS: readonly string[] = [...STATELESS_ERA_VERSIONS, ...SESSION_ERA_VERSIONS].sort().reverse();
+
+const statelessEraSet: ReadonlySet<string> = new Set(STATELESS_ERA_VERSIONS);
+
+export function isStatelessEraVersion(version: string): boolean {
+  return statelessEraSet.has(version);
+}

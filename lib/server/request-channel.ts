@@ -24,4 +24,6 @@ export interface RequestChannel {
   closeStream(retryMs?: number): void;
   /** Same for the session's standalone (GET) stream. */
   closeStandaloneStream(retryMs?: number): void;
+  /** The verified handler state of a multi-round-trip retry (2026-07-28), if any. */
+  readonly requestState?: unknown;
 }

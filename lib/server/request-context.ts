@@ -14,6 +14,7 @@ import {
   type LoggingLevel,
 } from '../protocol/types.js';
 import type { ClientView } from './client-view.js';
+import { InputRequiredSignal, type InputRequest } from './input-required.js';
 import type { OutgoingRequestOptions, RequestChannel } from './request-channel.js';
 
 export interface RequestContextInit {
@@ -154,6 +155,23 @@ export class RequestContext {
    */
   closeSSEStream(retryMs?: number): void {
     this.channel.closeStream(retryMs);
+  }
+
+  /**
+   * The handler's own state from the previous round of a multi-round-trip request (what it passed to
+   * `inputRequired`), verified; undefined on a first round or when there is none.
+   */
+  get requestState(): unknown {
+    return this.channel.requestState;
+  }
+
+  /**
+   * Ends the handler and asks the client for input first (2026-07-28 `input_required`): the client answers the
+   * requests and retries, and the handler runs again with `state` in `ctx.requestState`. Most handlers never need
+   * this: `elicit`, `sample` and `listRoots` do it for them.
+   */
+  inputRequired(inputRequests: Record<string, InputRequest>, state?: unknown): never {
+    throw new InputRequiredSignal(inputRequests, state);
   }
 
   /** Closes the connection of the session's standalone GET stream; the client reconnects and resumes. */

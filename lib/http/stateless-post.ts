@@ -1,0 +1,182 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { errorResponse, parseMessage, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../protocol/meta-keys.js';
+import { checkStandardHeaders, hasInvalidHeaderCharacters } from '../protocol/standard-headers.js';
+import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from '../protocol/types.js';
+import { DEFAULT_NEGOTIATED_VERSION, isStatelessEraVersion, SUPPORTED_VERSIONS } from '../protocol/versions.js';
+import type { RequestInfo } from '../session/session-manager.js';
+import { SseChannel } from '../session/sse-channel.js';
+import { StatelessClient } from '../session/stateless-client.js';
+import { header } from './headers.js';
+import type { ResolvedOptions } from './options.js';
+import { idOf, sendAccepted, sendError, sendJson } from './respond.js';
+import { serveListen } from './subscriptions-listen.js';
+import { SSE_HEADERS, writeStream } from './stream-writer.js';
+import { formatStreamEvent } from './sse-format.js';
+
+type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
+
+/** HTTP status of a JSON-RPC error on the 2026-07-28 wire (spec basic/transports, error table). */
+export function statusForErrorCode(code: number): number {
+  switch (code) {
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.InvalidParams:
+    case ErrorCode.InvalidRequest:
+    case ErrorCode.ParseError:
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400;
+    default:
+      return 200;
+  }
+}
+
+const loggingLevels: ReadonlySet<string> = new Set(LOGGING_LEVELS);
+
+/**
+ * A POST of the stateless (2026-07-28) era: validates the envelope and the standard headers in the spec's
+ * order, then serves the request with no session.
+ */
+export async function handleStatelessEraPost(req: Req, res: ServerResponse, o: ResolvedOptions, body: unknown, versionHeader: string | undefined): Promise<void> {
+  const parsed = parseMessage(body);
+  const id = idOf(body);
+  if (typeof parsed === 'string') return sendError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: ${parsed}`, id);
+  if (parsed.kind === 'response') {
+    return sendError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: clients of 2026-07-28 send no responses; answer server requests with inputResponses on a retry', id);
+  }
+  const message = parsed.message;
+  const meta = (message.params?._meta ?? undefined) as Record<string, unknown> | undefined;
+  const metaVersion = meta?.[META_PROTOCOL_VERSION];
+  if (versionHeader === undefined) {
+    return sendError(res, 400, ErrorCode.HeaderMismatch, 'Header mismatch: a request with a 2026-07-28 _meta envelope needs the MCP-Protocol-Version header', id);
+  }
+  if (hasInvalidHeaderCharacters(versionHeader)) {
+    return sendError(res, 400, ErrorCode.HeaderMismatch, 'Header mismatch: the MCP-Protocol-Version header has invalid characters', id);
+  }
+  if (metaVersion !== undefined && metaVersion !== versionHeader) {
+    return sendError(
+      res,
+      400,
+      ErrorCode.HeaderMismatch,
+      `Header mismatch: MCP-Protocol-Version header (${versionHeader}) does not match _meta["${META_PROTOCOL_VERSION}"] (${String(metaVersion)})`,
+      id,
+    );
+  }
+  if (!isStatelessEraVersion(versionHeader)) {
+    return sendError(res, 400, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${versionHeader}`, id, {
+      supported: [...SUPPORTED_VERSIONS],
+      requested: versionHeader,
+    });
+  }
+  if (parsed.kind === 'notification') return sendAccepted(res); // 2026-07-28 defines no client→server notification over HTTP
+
+  const request = message as JsonRpcRequest;
+  const headerMismatch = checkStandardHeaders(request.method, request.params, (name) => header(req, name), o.paramHeaders(request));
+  if (headerMismatch) return sendError(res, 400, ErrorCode.HeaderMismatch, `Header mismatch: ${headerMismatch}`, request.id);
+
+  const missing = missingMetaKeys(meta);
+  if (missing.length > 0) {
+    return sendError(
+      res,
+      400,
+      ErrorCode.InvalidParams,
+      `Invalid params: request _meta is missing or has malformed required fields: ${missing.join(', ')}`,
+      request.id,
+    );
+  }
+  const logLevel = meta![META_LOG_LEVEL];
+  const client = new StatelessClient(
+    versionHeader,
+    meta![META_CLIENT_CAPABILITIES] as ClientCapabilities,
+    meta![META_CLIENT_INFO] as Implementation | undefined,
+    typeof logLevel === 'string' && loggingLevels.has(logLevel) ? (logLevel as LoggingLevel) : undefined,
+    true,
+  );
+  const info: RequestInfo = { authInfo: req.auth, httpRequest: req };
+  if (request.method === 'subscriptions/listen') return serveListen(req, res, o, request, client);
+  return serveStatelessRequest(res, o, request, client, true, info);
+}
+
+/** A session-era POST when sessions are off (`NeverSessionManager`): served on its own, no session id. */
+export async function handleSessionEraStateless(req: Req, res: ServerResponse, o: ResolvedOptions, message: JsonRpcMessage, versionHeader: string | undefined): Promise<void> {
+  if (!('method' in message) || !('id' in message)) return sendAccepted(res);
+  const request = message as JsonRpcRequest;
+  const version = request.method === 'initialize' ? String(request.params?.protocolVersion ?? DEFAULT_NEGOTIATED_VERSION) : (versionHeader ?? DEFAULT_NEGOTIATED_VERSION);
+  const capabilities = (request.method === 'initialize' ? request.params?.capabilities : undefined) as ClientCapabilities | undefined;
+  const client = new StatelessClient(version, capabilities ?? {}, undefined, undefined, false);
+  return serveStatelessRequest(res, o, request, client, false, { authInfo: req.auth, httpRequest: req });
+}
+
+async function serveStatelessRequest(
+  res: ServerResponse,
+  o: ResolvedOptions,
+  request: JsonRpcRequest,
+  client: StatelessClient,
+  modern: boolean,
+  info: RequestInfo,
+): Promise<void> {
+  const persisted = o.never?.openPersistedStream();
+  if (persisted) {
+    // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
+    const run = o.stateless.run(request, client, modern, info, (message) => persisted.stream.send(message));
+    void run.done.finally(() => o.never!.completePersistedStream(persisted.stream));
+    await writeStream(res, persisted.channel, { keepAlive: o.keepAlive });
+    return;
+  }
+  const channel = new SseChannel();
+  const run = o.stateless.run(request, client, modern, info, (message) => channel.push({ message }));
+  void run.done.finally(() => channel.end());
+  const onClose = () => run.ctx.abort(new Error('The client disconnected'));
+  res.once('close', onClose);
+  try {
+    await writeStatelessReply(res, channel, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', o);
+  } finally {
+    res.off('close', onClose);
+    // A disconnect (2026-07-28) cancels; after a complete reply this is a no-op for a finished handler.
+    if (!res.writableFinished) run.ctx.abort(new Error('The client disconnected'));
+  }
+}
+
+/**
+ * Chooses the reply's shape from its first message: an error answers with its own status as JSON; a final
+ * response goes out as JSON in `json`/`auto` mode; anything else (progress first) makes it an SSE stream.
+ * In `json` mode notifications are dropped.
+ */
+async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mode: 'auto' | 'sse' | 'json', o: ResolvedOptions): Promise<void> {
+  for (;;) {
+    const next = await channel.next();
+    if (next.done) {
+      if (!res.headersSent) sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'The request ended without a response'));
+      return;
+    }
+    const message = next.value.message!;
+    const isFinal = !('method' in message);
+    if (!isFinal && mode === 'json') continue;
+    if (isFinal) {
+      const status = 'error' in message ? statusForErrorCode(message.error.code) : 200;
+      if (mode !== 'sse' || status !== 200) return sendJson(res, status, message);
+    }
+    // SSE from here on: this first message, then the rest of the channel.
+    res.writeHead(200, SSE_HEADERS);
+    res.write(formatStreamEvent(next.value));
+    if (isFinal) {
+      res.end();
+      return;
+    }
+    await writeStream(res, channel, { keepAlive: o.keepAlive, headersSent: true });
+    return;
+  }
+}
+
+function missingMetaKeys(meta: Record<string, unknown> | undefined): string[] {
+  const missing: string[] = [];
+  if (typeof meta?.[META_PROTOCOL_VERSION] !== 'string') missing.push(META_PROTOCOL_VERSION);
+  const capabilities = meta?.[META_CLIENT_CAPABILITIES];
+  if (!capabilities || typeof capabilities !== 'object' || Array.isArray(capabilities)) missing.push(META_CLIENT_CAPABILITIES);
+  const clientInfo = meta?.[META_CLIENT_INFO];
+  if (clientInfo !== undefined && (!clientInfo || typeof clientInfo !== 'object')) missing.push(META_CLIENT_INFO);
+  return missing;
+}

@@ -1,0 +1,56 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** What travels inside `requestState` between rounds of a multi-round-trip request. */
+export interface RequestStatePayload {
+  /** The method and target (tool or prompt name) the state was minted for; a state is useless elsewhere. */
+  method: string;
+  name: string | undefined;
+  /** Answers of earlier rounds, by inputRequests key, so that every round replays the handler with all of them. */
+  answers: Record<string, unknown>;
+  /** The handler's own state, set with `ctx.inputRequired(…, state)`. */
+  state?: unknown;
+  /** Epoch ms after which the state is refused. */
+  expires: number;
+}
+
+/**
+ * Seals `requestState` with HMAC-SHA256 so a client can carry it but not forge or alter it. The secret is
+ * random per process unless configured; instances of one cluster must share it.
+ */
+export class RequestStateCodec {
+  private readonly secret: Buffer;
+
+  constructor(
+    secret: string | Buffer | undefined,
+    private readonly ttlMs: number,
+  ) {
+    this.secret = secret === undefined ? randomBytes(32) : Buffer.from(secret);
+    if (this.secret.length < 16) throw new TypeError('requestStateSecret must be at least 16 bytes long.');
+  }
+
+  seal(payload: Omit<RequestStatePayload, 'expires'>): string {
+    const body = Buffer.from(JSON.stringify({ ...payload, expires: Date.now() + this.ttlMs })).toString('base64url');
+    return `${body}.${this.sign(body)}`;
+  }
+
+  /** The payload, or undefined when the token was altered, forged, expired or is not ours. */
+  open(token: unknown): RequestStatePayload | undefined {
+    if (typeof token !== 'string' || token.length > 1_000_000) return undefined;
+    const dot = token.indexOf('.');
+    if (dot <= 0) return undefined;
+    const body = token.slice(0, dot);
+    const given = Buffer.from(token.slice(dot + 1), 'base64url');
+    const expected = Buffer.from(this.sign(body), 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    try {
+      const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as RequestStatePayload;
+      return payload.expires >= Date.now() ? payload : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private sign(body: string): string {
+    return createHmac('sha256', this.secret).update(body).digest('base64url');
+  }
+}

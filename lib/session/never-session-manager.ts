@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { McpServer } from '../server/mcp-server.js';
+import type { EventStore, StoredEvent } from '../store/event-store.js';
+import { OutboundStream } from './outbound-stream.js';
+import { SseChannel } from './sse-channel.js';
+import type { SseEvent, SseStream } from './sse-event.js';
+import type { RequestInfo, SessionManager, TransportSettings } from './session-manager.js';
+
+export interface NeverSessionManagerOptions {
+  /**
+   * Makes stateless SSE replies resumable: every event is stored before it is sent, a client disconnect no
+   * longer cancels the request, and `GET` with `Last-Event-ID` replays the stream on any instance.
+   * Defaults to none (a disconnect cancels the request, as 2026-07-28 requires).
+   */
+  eventStore?: EventStore;
+  /** Events kept in memory per live persisted stream, for resumes on this instance. Defaults to 64. */
+  streamCacheSize?: number;
+  /** Called with store failures that cannot reach a client. Defaults to `console.error`. */
+  onError?: (error: unknown) => void;
+}
+
+const NO_SESSIONS = 'NeverSessionManager has no sessions: every request is served on its own.';
+
+/**
+ * Serves every request statelessly: no session ids, GET and DELETE answer 405 (GET with `Last-Event-ID` replays
+ * a persisted stream when an EventStore is configured). Scales out with no affinity.
+ */
+export class NeverSessionManager implements SessionManager {
+  readonly stateful = false;
+  readonly eventStore: EventStore | undefined;
+  private readonly streamCacheSize: number;
+  private readonly onError: (error: unknown) => void;
+  private readonly live = new Map<string, OutboundStream>();
+  private settings: TransportSettings = { sseRetry: 3000 };
+
+  constructor(options: NeverSessionManagerOptions = {}) {
+    this.eventStore = options.eventStore;
+    this.streamCacheSize = options.streamCacheSize ?? 64;
+    this.onError = options.onError ?? ((error) => console.error('[mcp-express]', error));
+  }
+
+  attach(_server: McpServer, settings: TransportSettings): void {
+    this.settings = settings;
+  }
+
+  /**
+   * @internal A persisted stream for one stateless request: primed, stored event by event, resumable with
+   * `Last-Event-ID` until its store forgets it.
+   */
+  openPersistedStream(): { stream: OutboundStream; channel: SseChannel } | undefined {
+    if (!this.eventStore) return undefined;
+    const streamId = randomUUID();
+    const stream = new OutboundStream({ index: 0, streamId, cacheLimit: this.streamCacheSize, eventStore: this.eventStore, onStoreError: this.onError });
+    this.live.set(streamId, stream);
+    const channel = stream.connect(undefined);
+    stream.prime(this.settings.sseRetry);
+    return { stream, channel };
+  }
+
+  /** @internal The request of a persisted stream finished. */
+  completePersistedStream(stream: OutboundStream): void {
+    stream.complete(Date.now());
+    this.live.delete(stream.streamId);
+  }
+
+  /** Replays a persisted stream after `lastEventId`, following it live when it runs on this instance. */
+  resumeStateless(lastEventId: string): SseStream {
+    const store = this.eventStore;
+    const streamId = store?.streamIdOf(lastEventId);
+    if (!store || !streamId) {
+      const closed = new SseChannel();
+      closed.end();
+      return closed;
+    }
+    const local = this.live.get(streamId);
+    if (local) return local.resumeFromStore(lastEventId);
+    return replay(store, lastEventId, this.onError);
+  }
+
+  initializeSession(): Promise<{ sessionId: string; stream: SseStream }> {
+    return Promise.reject(new Error(NO_SESSIONS));
+  }
+  async hasSession(): Promise<boolean> {
+    return false;
+  }
+  closeSession(): Promise<void> {
+    return Promise.reject(new Error(NO_SESSIONS));
+  }
+  createStream(_sessionId: string, _request: JsonRpcRequest, _info: RequestInfo): Promise<SseStream> {
+    return Promise.reject(new Error(NO_SESSIONS));
+  }
+  acceptMessage(_sessionId: string, _message: JsonRpcMessage, _info: RequestInfo): Promise<void> {
+    return Promise.reject(new Error(NO_SESSIONS));
+  }
+  createStandaloneStream(): Promise<SseStream> {
+    return Promise.reject(new Error(NO_SESSIONS));
+  }
+  resume(): Promise<SseStream> {
+    return Promise.reject(new Error(NO_SESSIONS));
+  }
+  protocolVersionOf(): string | undefined {
+    return undefined;
+  }
+  async shutdown(): Promise<void> {
+    for (const stream of this.live.values()) stream.disconnect();
+    this.live.clear();
+  }
+}
+
+async function* replay(store: EventStore, lastEventId: string, onError: (error: unknown) => void): AsyncGenerator<SseEvent> {
+  try {
+    for await (const stored of store.replayEventsAfter(lastEventId) as AsyncIterable<StoredEvent>) {
+      yield { id: stored.id, message: stored.event.message, retry: stored.event.retry };
+    }
+  } catch (error) {
+    onError(error);
+  }
+}

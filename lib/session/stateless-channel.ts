@@ -1,0 +1,47 @@
+import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
+import { InputRequiredSignal, type InputRequest } from '../server/input-required.js';
+import type { OutgoingRequestOptions, RequestChannel } from '../server/request-channel.js';
+
+const KEY_PREFIX: Record<string, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/**
+ * The channel of a stateless request. Notifications go to the response stream. A request to the client cannot
+ * travel on the stream (2026-07-28 forbids it), so it is answered from the retry's `inputResponses` (and answers
+ * of earlier rounds carried in `requestState`), or else collected and the handler ends with `input_required`.
+ */
+export class StatelessChannel implements RequestChannel {
+  /** Requests the handler asked for that no round has answered yet. */
+  readonly missing: Record<string, InputRequest> = {};
+  private readonly counters: Record<string, number> = {};
+
+  constructor(
+    private readonly emit: (notification: JsonRpcNotification) => void,
+    /** Answers by key: earlier rounds' (from requestState) merged with this round's inputResponses. */
+    readonly answers: Record<string, unknown>,
+    readonly requestState: unknown,
+  ) {}
+
+  notify(notification: JsonRpcNotification): void {
+    this.emit(notification);
+  }
+
+  request(method: string, params: Record<string, unknown>, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
+    const prefix = KEY_PREFIX[method] ?? method.replace(/[^A-Za-z0-9]+/g, '_');
+    const key = options.key ?? `${prefix}-${(this.counters[prefix] = (this.counters[prefix] ?? 0) + 1)}`;
+    if (Object.prototype.hasOwnProperty.call(this.answers, key)) return Promise.resolve(this.answers[key] as Record<string, unknown>);
+    this.missing[key] = { method, params };
+    return Promise.reject(new InputRequiredSignal(this.missing));
+  }
+
+  closeStream(): void {
+    // Stateless streams cannot be resumed (2026-07-28 removed resumability): nothing to close for polling.
+  }
+
+  closeStandaloneStream(): void {
+    // There is no standalone stream without a session.
+  }
+}

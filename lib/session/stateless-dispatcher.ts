@@ -1,0 +1,156 @@
+import { ErrorCode } from '../protocol/error-codes.js';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { McpError } from '../protocol/mcp-error.js';
+import { META_SERVER_INFO } from '../protocol/meta-keys.js';
+import { negotiateVersion, SUPPORTED_VERSIONS } from '../protocol/versions.js';
+import type { ClientView } from '../server/client-view.js';
+import { InputRequiredSignal } from '../server/input-required.js';
+import type { McpServer } from '../server/mcp-server.js';
+import { RequestContext } from '../server/request-context.js';
+import type { RequestStateCodec } from '../server/request-state.js';
+import { toErrorResponse } from './local-session-manager.js';
+import type { RequestInfo } from './session-manager.js';
+import { StatelessChannel } from './stateless-channel.js';
+
+/** Methods 2026-07-28 removed: a modern request for one gets 404 / -32601. */
+const REMOVED_METHODS: ReadonlySet<string> = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
+
+/** Results that carry `ttlMs` and `cacheScope` in 2026-07-28 (SEP-2549). */
+const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'server/discover',
+]);
+
+/** Methods whose requests may end in `input_required` (their params carry `inputResponses`/`requestState`). */
+const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+export interface CacheSettings {
+  ttlMs: number;
+  cacheScope: 'public' | 'private';
+}
+
+export interface StatelessRun {
+  ctx: RequestContext;
+  /** Settles when the final response was emitted. */
+  done: Promise<void>;
+}
+
+/**
+ * Serves one request with no session: 2026-07-28 requests (decorated with `resultType`, cache hints and
+ * multi-round-trip input) and, for `NeverSessionManager`, 2025-era requests.
+ */
+export class StatelessDispatcher {
+  constructor(
+    private readonly server: McpServer,
+    private readonly codec: RequestStateCodec,
+    private readonly cache: CacheSettings,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Emits related notifications, then the response, through `emit`. */
+  run(request: JsonRpcRequest, client: ClientView, modern: boolean, info: RequestInfo, emit: (message: JsonRpcMessage) => void): StatelessRun {
+    const params = request.params;
+    let answers: Record<string, unknown> = {};
+    let state: unknown;
+    let stateError: McpError | undefined;
+    if (modern && INPUT_METHODS.has(request.method)) {
+      const opened = this.openState(request);
+      if (opened instanceof McpError) stateError = opened;
+      else if (opened) ({ answers, state } = opened);
+      const responses = params?.inputResponses;
+      if (responses && typeof responses === 'object' && !Array.isArray(responses)) answers = { ...answers, ...(responses as Record<string, unknown>) };
+    }
+    const channel = new StatelessChannel((notification: JsonRpcNotification) => emit(notification), answers, state);
+    const ctx = new RequestContext({
+      requestId: request.id,
+      method: request.method,
+      meta: params?._meta as Record<string, unknown> | undefined,
+      client,
+      channel,
+      authInfo: info.authInfo,
+      httpRequest: info.httpRequest,
+    });
+    const done = (async () => {
+      let message: JsonRpcMessage;
+      try {
+        if (stateError) throw stateError;
+        const result = await this.invoke(request, ctx, modern);
+        message = { jsonrpc: '2.0', id: request.id, result: modern ? this.decorate(request.method, result) : result };
+      } catch (error) {
+        if (error instanceof InputRequiredSignal && modern && INPUT_METHODS.has(request.method)) {
+          message = { jsonrpc: '2.0', id: request.id, result: this.inputRequired(request, error, answers) };
+        } else if (error instanceof InputRequiredSignal) {
+          message = toErrorResponse(request, new McpError(ErrorCode.InvalidRequest, `${request.method} cannot ask the client for input; only tools/call, prompts/get and resources/read can`), this.onError);
+        } else {
+          message = toErrorResponse(request, error, this.onError);
+        }
+      }
+      if (!ctx.isAborted) emit(message);
+    })();
+    return { ctx, done };
+  }
+
+  private async invoke(request: JsonRpcRequest, ctx: RequestContext, modern: boolean): Promise<Record<string, unknown>> {
+    if (modern) {
+      if (REMOVED_METHODS.has(request.method)) {
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method} was removed in 2026-07-28`);
+      }
+      if (request.method === 'server/discover') return this.discover();
+    } else if (request.method === 'initialize') {
+      return this.server.initializeResult(negotiateVersion(request.params?.protocolVersion));
+    }
+    return this.server.handle(request.method, request.params, ctx);
+  }
+
+  /** `server/discover`: what an `initialize` result used to say, without a session. */
+  discover(): Record<string, unknown> {
+    const result: Record<string, unknown> = {
+      supportedVersions: [...SUPPORTED_VERSIONS],
+      capabilities: this.server.capabilities(),
+      _meta: { [META_SERVER_INFO]: this.server.info },
+    };
+    if (this.server.options.instructions !== undefined) result.instructions = this.server.options.instructions;
+    return result;
+  }
+
+  private decorate(method: string, result: Record<string, unknown>): Record<string, unknown> {
+    const decorated: Record<string, unknown> = { ...result, resultType: 'complete' };
+    if (CACHEABLE_METHODS.has(method)) {
+      decorated.ttlMs = this.cache.ttlMs;
+      decorated.cacheScope = this.cache.cacheScope;
+    }
+    return decorated;
+  }
+
+  private inputRequired(request: JsonRpcRequest, signal: InputRequiredSignal, answers: Record<string, unknown>): Record<string, unknown> {
+    const requestState = this.codec.seal({ method: request.method, name: targetOf(request), answers, state: signal.state });
+    return { resultType: 'input_required', inputRequests: signal.inputRequests, requestState };
+  }
+
+  /** The verified state of a retry; an McpError when it was tampered with, expired, or minted for another call. */
+  private openState(request: JsonRpcRequest): { answers: Record<string, unknown>; state: unknown } | McpError | undefined {
+    const token = request.params?.requestState;
+    if (token === undefined) return undefined;
+    const payload = this.codec.open(token);
+    if (!payload || payload.method !== request.method || payload.name !== targetOf(request)) {
+      return new McpError(ErrorCode.InvalidParams, 'Invalid requestState: it was altered, has expired, or belongs to another request; start the request again without it');
+    }
+    return { answers: payload.answers ?? {}, state: payload.state };
+  }
+}
+
+function targetOf(request: JsonRpcRequest): string | undefined {
+  const params = request.params;
+  const target = params?.name ?? params?.uri;
+  return typeof target === 'string' ? target : undefined;
+}

@@ -1,0 +1,402 @@
+import http, { type IncomingHttpHeaders } from 'node:http';
+import net from 'node:net';
+import request from 'supertest';
+import { z } from 'zod';
+import { McpServer, type McpMiddlewareOptions, type RequestContext } from '../../lib/index.js';
+import type { JsonRpcMessage } from '../../lib/protocol/jsonrpc.js';
+import { serve, type Served } from './serve.js';
+
+/** The session-era revisions every HTTP test runs against. */
+export const SESSION_ERA = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
+export type Era = (typeof SESSION_ERA)[number];
+
+export const ACCEPT_BOTH = 'application/json, text/event-stream';
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------------------------------------------
+// SSE parsing
+
+/** One SSE event block as received: every field it carried, comments included (`:` lines). */
+export interface SseFrame {
+  id?: string;
+  retry?: number;
+  event?: string;
+  /** The `data:` lines joined with `\n`; undefined when the block had none. */
+  data?: string;
+  comments: string[];
+}
+
+/** Splits an SSE body into its blocks, per the WHATWG parsing rules (one leading space after `:` is dropped). */
+export function parseSse(text: string): SseFrame[] {
+  const frames: SseFrame[] = [];
+  const lines = text.split(/\r\n|\r|\n/);
+  let frame: SseFrame = { comments: [] };
+  let touched = false;
+  let dataLines: string[] | undefined;
+  const flush = () => {
+    if (touched) {
+      if (dataLines) frame.data = dataLines.join('\n');
+      frames.push(frame);
+    }
+    frame = { comments: [] };
+    touched = false;
+    dataLines = undefined;
+  };
+  for (const line of lines) {
+    if (line === '') {
+      flush();
+      continue;
+    }
+    touched = true;
+    if (line.startsWith(':')) {
+      frame.comments.push(line.slice(1));
+      continue;
+    }
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') (dataLines ??= []).push(value);
+    else if (field === 'id') frame.id = value;
+    else if (field === 'event') frame.event = value;
+    else if (field === 'retry') frame.retry = Number(value);
+  }
+  // An unterminated block at the end of the text is not an event yet (the server may still be writing it).
+  return frames;
+}
+
+/** The JSON-RPC messages of a parsed stream (blocks with non-empty data), in order. */
+export function messagesOf(frames: SseFrame[]): JsonRpcMessage[] {
+  return frames.filter((frame) => frame.data !== undefined && frame.data !== '').map((frame) => JSON.parse(frame.data!) as JsonRpcMessage);
+}
+
+/** Shorthand: the messages of an SSE body. */
+export function sseMessages(text: string): JsonRpcMessage[] {
+  return messagesOf(parseSse(text));
+}
+
+export function isResponseTo(id: string | number) {
+  return (message: JsonRpcMessage) => !('method' in message) && message.id === id;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Message builders
+
+export function initializeRequest(version: string, id: string | number = 0, capabilities: Record<string, unknown> = {}) {
+  return {
+    jsonrpc: '2.0' as const,
+    id,
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities, clientInfo: { name: 'http-spec', version: '1.0.0' } },
+  };
+}
+
+export function toolCall(id: string | number, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) {
+  const params: Record<string, unknown> = { name, arguments: args };
+  if (meta) params._meta = meta;
+  return { jsonrpc: '2.0' as const, id, method: 'tools/call', params };
+}
+
+export const ping = (id: string | number) => ({ jsonrpc: '2.0' as const, id, method: 'ping' });
+
+/** Headers of a well-behaved client of `version` (2025-03-26 clients send no MCP-Protocol-Version header). */
+export function clientHeaders(version: string, sessionId?: string): Record<string, string> {
+  const headers: Record<string, string> = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' };
+  if (version !== '2025-03-26') headers['MCP-Protocol-Version'] = version;
+  if (sessionId !== undefined) headers['Mcp-Session-Id'] = sessionId;
+  return headers;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A test server with tools that let tests observe timing, cancellation and routing
+
+export interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+export function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** What the fixture tools report back to the test. */
+export class Probe {
+  /** Contexts of `block` calls, by request id, as they start. */
+  readonly started = new Map<string | number, RequestContext>();
+  /** Abort reasons seen by `block` handlers, by request id. */
+  readonly aborted = new Map<string | number, unknown>();
+  /** Handlers of `block` that returned after their signal fired (their result must never be sent). */
+  readonly returnedAfterAbort = new Set<string | number>();
+  private waiters: Array<() => void> = [];
+
+  notify(): void {
+    for (const waiter of this.waiters.splice(0)) waiter();
+  }
+
+  /** Resolves when `check` holds (re-checked whenever a fixture tool reports something). */
+  async until(check: () => boolean, timeoutMs = 3000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error('Probe.until: timed out');
+      await Promise.race([new Promise<void>((resolve) => this.waiters.push(resolve)), sleep(20)]);
+    }
+  }
+}
+
+export function buildServer(probe = new Probe()): { server: McpServer; probe: Probe } {
+  const server = new McpServer({ name: 'http-spec', version: '1.0.0' });
+  server.tool('echo', { description: 'Echo text', inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }));
+  server.tool('wait', { description: 'Answer after ms', inputSchema: { ms: z.number() } }, async ({ ms }) => {
+    await sleep(ms);
+    return { content: [{ type: 'text', text: `waited ${ms}` }] };
+  });
+  server.tool('progress', { description: 'Report progress, then answer', inputSchema: { steps: z.number() } }, async ({ steps }, ctx) => {
+    for (let i = 1; i <= steps; i++) {
+      ctx.progress(i, steps, `step ${i}`);
+      await sleep(5);
+    }
+    return { content: [{ type: 'text', text: 'done' }] };
+  });
+  server.tool('block', { description: 'Run until cancelled' }, async (_args, ctx) => {
+    probe.started.set(ctx.requestId, ctx);
+    probe.notify();
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) return resolve();
+      ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    probe.aborted.set(ctx.requestId, ctx.signal.reason);
+    probe.returnedAfterAbort.add(ctx.requestId);
+    probe.notify();
+    return { content: [{ type: 'text', text: 'should never be sent' }] };
+  });
+  server.tool('ask', { description: 'Elicit a name' }, async (_args, ctx) => {
+    const answer = await ctx.elicit({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+    return { content: [{ type: 'text', text: `hello ${String(answer.content?.name)} (${answer.action})` }] };
+  });
+  return { server, probe };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Serving and driving
+
+export interface Harness extends Served {
+  probe: Probe;
+  server: McpServer;
+  /** `http://127.0.0.1:<port>` (supertest base). */
+  origin: string;
+  api(): ReturnType<typeof request>;
+}
+
+export async function startHarness(options: Partial<McpMiddlewareOptions> = {}, before?: Parameters<typeof serve>[1]): Promise<Harness> {
+  const built = options.server ? { server: options.server, probe: new Probe() } : buildServer();
+  const served = await serve({ ...options, server: built.server }, before);
+  const origin = `http://127.0.0.1:${served.port}`;
+  return Object.assign(served, { probe: built.probe, server: built.server, origin, api: () => request(origin) });
+}
+
+/** POSTs initialize (then `notifications/initialized`) as a client of `version`; returns the session id. */
+export async function openSession(h: Harness, version: string, capabilities: Record<string, unknown> = {}): Promise<string> {
+  const res = await h
+    .api()
+    .post('/mcp')
+    .set({ Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' })
+    .send(initializeRequest(version, 'init', capabilities));
+  if (res.status !== 200) throw new Error(`initialize failed: ${res.status} ${res.text}`);
+  const sessionId = res.headers['mcp-session-id'] as string;
+  const initialized = await h
+    .api()
+    .post('/mcp')
+    .set(clientHeaders(version, sessionId))
+    .send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  if (initialized.status !== 202) throw new Error(`notifications/initialized failed: ${initialized.status}`);
+  return sessionId;
+}
+
+/** POSTs one message with a client's headers and waits for the whole response. */
+export function postMessage(h: Harness, version: string, sessionId: string | undefined, body: unknown) {
+  return h.api().post('/mcp').set(clientHeaders(version, sessionId)).send(body as object);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Live (streaming) responses over plain node:http, for streams that stay open
+
+export interface LiveResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** Everything received so far. */
+  text(): string;
+  frames(): SseFrame[];
+  messages(): JsonRpcMessage[];
+  /** Milliseconds from sending the request to the first body byte (undefined until one arrives). */
+  firstByteAfter(): number | undefined;
+  /** Resolves once `check(text)` holds; rejects after `timeoutMs`. */
+  waitFor(check: (text: string) => boolean, timeoutMs?: number): Promise<void>;
+  /** Resolves with the first message matching `match`. */
+  waitForMessage(match: (message: JsonRpcMessage) => boolean, timeoutMs?: number): Promise<JsonRpcMessage>;
+  /** Resolves when the response has ended (or its connection closed). */
+  ended: Promise<void>;
+  readonly isEnded: boolean;
+  /** Drops the connection (the client goes away). */
+  close(): void;
+}
+
+export interface LiveRequestOptions {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  agent?: http.Agent;
+  /** Fail when the status line and headers take longer than this (ms). Defaults to 5000. */
+  headersTimeoutMs?: number;
+}
+
+/** Sends a request and resolves as soon as the response headers arrive; the body keeps streaming in. */
+export function openLive(h: Pick<Harness, 'port'>, options: LiveRequestOptions = {}): Promise<LiveResponse> {
+  const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  return new Promise((resolve, reject) => {
+    const sentAt = Date.now();
+    const headersTimer = setTimeout(() => {
+      req.destroy();
+      reject(new Error(`no response headers within ${options.headersTimeoutMs ?? 5000} ms`));
+    }, options.headersTimeoutMs ?? 5000);
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: h.port,
+        path: '/mcp',
+        method: options.method ?? 'GET',
+        headers: payload === undefined ? options.headers : { ...options.headers, 'Content-Length': String(Buffer.byteLength(payload)) },
+        agent: options.agent ?? false,
+      },
+      (res) => {
+        clearTimeout(headersTimer);
+        let text = '';
+        let firstByteAt: number | undefined;
+        let isEnded = false;
+        const listeners = new Set<() => void>();
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          firstByteAt ??= Date.now();
+          text += chunk;
+          for (const listener of [...listeners]) listener();
+        });
+        const ended = new Promise<void>((done) => {
+          const finish = () => {
+            if (isEnded) return;
+            isEnded = true;
+            done();
+            for (const listener of [...listeners]) listener();
+          };
+          res.on('end', finish);
+          res.on('close', finish);
+          res.on('error', finish);
+        });
+        const waitFor = (check: (text: string) => boolean, timeoutMs = 3000) =>
+          new Promise<void>((done, fail) => {
+            if (check(text)) return done();
+            const timer = setTimeout(() => {
+              listeners.delete(listener);
+              fail(new Error(`waitFor timed out after ${timeoutMs} ms; received so far:\n${text}`));
+            }, timeoutMs);
+            const listener = () => {
+              if (check(text)) {
+                clearTimeout(timer);
+                listeners.delete(listener);
+                done();
+              } else if (isEnded) {
+                clearTimeout(timer);
+                listeners.delete(listener);
+                fail(new Error(`the response ended before the condition held; received:\n${text}`));
+              }
+            };
+            listeners.add(listener);
+          });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: () => text,
+          frames: () => parseSse(text),
+          messages: () => messagesOf(parseSse(text)),
+          firstByteAfter: () => (firstByteAt === undefined ? undefined : firstByteAt - sentAt),
+          waitFor,
+          async waitForMessage(match, timeoutMs) {
+            let found: JsonRpcMessage | undefined;
+            await waitFor((current) => (found = messagesOf(parseSse(current)).find(match)) !== undefined, timeoutMs);
+            return found!;
+          },
+          ended,
+          get isEnded() {
+            return isEnded;
+          },
+          close: () => {
+            res.destroy();
+            req.destroy();
+          },
+        });
+      },
+    );
+    req.on('error', (error) => {
+      clearTimeout(headersTimer);
+      reject(error);
+    });
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+/** Opens the session's standalone GET stream and waits until it is registered (headers received). */
+export function openGet(h: Pick<Harness, 'port'>, version: string, sessionId: string, extra: Record<string, string> = {}): Promise<LiveResponse> {
+  const headers: Record<string, string> = { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, ...extra };
+  if (version !== '2025-03-26') headers['MCP-Protocol-Version'] = version;
+  return openLive(h, { method: 'GET', headers });
+}
+
+/** POSTs a request and returns its response stream while it is still open. */
+export function openPost(h: Pick<Harness, 'port'>, version: string, sessionId: string, body: unknown, agent?: http.Agent): Promise<LiveResponse> {
+  return openLive(h, { method: 'POST', headers: clientHeaders(version, sessionId), body, agent });
+}
+
+/**
+ * Writes raw bytes to the server and returns the raw HTTP response text (for requests node:http refuses to
+ * send, e.g. without Host or with non-ASCII header bytes). Uses `Connection: close` semantics (HTTP/1.0 or
+ * an explicit header) so the server ends the socket.
+ */
+export function rawHttp(port: number, raw: Buffer | string, timeoutMs = 3000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`raw request timed out; got: ${Buffer.concat(chunks).toString('latin1')}`));
+    }, timeoutMs);
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', (error) => {
+      clearTimeout(timer);
+      if (chunks.length) resolve(Buffer.concat(chunks).toString('latin1'));
+      else reject(error);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('latin1'));
+    });
+    socket.write(raw);
+  });
+}
+
+/** Status code and JSON body (when there is one) of a raw HTTP response. */
+export function parseRawResponse(raw: string): { status: number; headers: string; body: string; json: unknown } {
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(raw)?.[1] ?? 0);
+  const split = raw.indexOf('\r\n\r\n');
+  const headers = split < 0 ? raw : raw.slice(0, split);
+  const body = split < 0 ? '' : raw.slice(split + 4);
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    json = undefined;
+  }
+  return { status, headers, body, json };
+}

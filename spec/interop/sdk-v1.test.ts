@@ -1,0 +1,331 @@
+/**
+ * Interop with the official TypeScript SDK v1 client (@modelcontextprotocol/sdk 1.x) over real HTTP on 127.0.0.1:
+ * every feature through the client's own API, against our middleware.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type ClientCapabilities,
+  type LoggingMessageNotification,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { AUTH, PROTOCOL_VERSIONS, rawPing, startFixture, text, waitFor, within, type Fixture } from './fixture.js';
+
+/**
+ * The v1 client always proposes its LATEST_PROTOCOL_VERSION in `initialize`. To make it propose an older revision
+ * we rewrite only that one field of the request it builds; everything else (headers, negotiation, the
+ * MCP-Protocol-Version header it then sends) is the client's own behaviour.
+ */
+class ProposingClient extends Client {
+  constructor(
+    private readonly proposedVersion: string,
+    ...args: ConstructorParameters<typeof Client>
+  ) {
+    super(...args);
+  }
+
+  override request(...args: Parameters<Client['request']>): ReturnType<Client['request']> {
+    const [request, ...rest] = args;
+    if (request.method === 'initialize') {
+      args = [{ ...request, params: { ...request.params, protocolVersion: this.proposedVersion } }, ...rest] as typeof args;
+    }
+    return super.request(...args);
+  }
+}
+
+const FULL_CAPABILITIES: ClientCapabilities = { elicitation: {}, sampling: {}, roots: { listChanged: true } };
+
+interface Connected {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+}
+
+let fixture: Fixture;
+const open: Connected[] = [];
+
+async function connect(options: { capabilities?: ClientCapabilities; proposeVersion?: string } = {}): Promise<Connected> {
+  const info = { name: 'interop-v1', version: '0.0.1' };
+  const clientOptions = { capabilities: options.capabilities ?? {} };
+  const client = options.proposeVersion ? new ProposingClient(options.proposeVersion, info, clientOptions) : new Client(info, clientOptions);
+  const transport = new StreamableHTTPClientTransport(fixture.url);
+  await client.connect(transport);
+  const connected = { client, transport };
+  open.push(connected);
+  return connected;
+}
+
+async function startWith(options: { auth?: boolean } = {}): Promise<void> {
+  fixture = await startFixture(options);
+}
+
+afterEach(async () => {
+  for (const { client } of open.splice(0)) await client.close().catch(() => undefined);
+  await fixture?.close();
+});
+
+describe('sdk v1 client', () => {
+  beforeEach(() => startWith());
+
+  test('connects: initialize negotiates the latest version and reports server info, capabilities and instructions', async () => {
+    const { client, transport } = await connect();
+    expect(client.getServerVersion()).toEqual({ name: 'interop-fixture', version: '1.2.3' });
+    expect(client.getInstructions()).toBe('Interop test server');
+    expect(transport.sessionId).toMatch(/\S+/);
+    expect(transport.protocolVersion).toBe('2025-11-25');
+    const capabilities = client.getServerCapabilities();
+    expect(capabilities).toMatchObject({ tools: { listChanged: true }, resources: {}, prompts: { listChanged: true }, logging: {}, completions: {} });
+    await expect(client.ping()).resolves.toEqual({});
+  });
+
+  test('lists tools with their JSON Schemas and calls sum', async () => {
+    const { client } = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['ask-name', 'haiku', 'log', 'progress', 'roots', 'stats', 'sum', 'wait', 'whoami']);
+    const sum = tools.find((tool) => tool.name === 'sum')!;
+    expect(sum.description).toBe('Adds two numbers');
+    expect(sum.inputSchema).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+    const result = await client.callTool({ name: 'sum', arguments: { a: 2, b: 3 } });
+    expect(result.isError).toBeFalsy();
+    expect(result.content).toEqual([{ type: 'text', text: '5' }]);
+  });
+
+  test('a call with invalid arguments gets an isError result naming the problem', async () => {
+    const { client } = await connect();
+    const result = await client.callTool({ name: 'sum', arguments: { a: 'two', b: 3 } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/Invalid arguments for tool sum/);
+    expect(text(result)).toMatch(/\ba\b/);
+    const missing = await client.callTool({ name: 'sum', arguments: { a: 1 } });
+    expect(missing.isError).toBe(true);
+    expect(text(missing)).toMatch(/\bb\b/);
+  });
+
+  test('a tool with an outputSchema returns structuredContent the client validates', async () => {
+    const { client } = await connect();
+    const { tools } = await client.listTools(); // the client caches output validators from the listing
+    expect(tools.find((tool) => tool.name === 'stats')!.outputSchema).toMatchObject({
+      type: 'object',
+      properties: { count: { type: 'number' }, total: { type: 'number' }, mean: { type: 'number' } },
+    });
+    const result = await client.callTool({ name: 'stats', arguments: { values: [1, 2, 3, 6] } });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ count: 4, total: 12, mean: 3 });
+    expect(JSON.parse(text(result))).toEqual({ count: 4, total: 12, mean: 3 });
+  });
+
+  test('receives progress notifications for a call made with onprogress', async () => {
+    const { client } = await connect();
+    const updates: Progress[] = [];
+    const result = await client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: (progress) => updates.push(progress) });
+    expect(text(result)).toBe('did 3 steps');
+    await waitFor(() => updates.length >= 3, 'three progress notifications');
+    expect(updates).toEqual([
+      { progress: 1, total: 3, message: 'step 1 of 3' },
+      { progress: 2, total: 3, message: 'step 2 of 3' },
+      { progress: 3, total: 3, message: 'step 3 of 3' },
+    ]);
+  });
+
+  test('receives log messages at or above the level set with setLoggingLevel', async () => {
+    const { client } = await connect();
+    const messages: LoggingMessageNotification['params'][] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      messages.push(notification.params);
+    });
+    await client.setLoggingLevel('info');
+    const result = await client.callTool({ name: 'log', arguments: {} });
+    expect(text(result)).toBe('logged');
+    await waitFor(() => messages.length >= 2, 'two log messages');
+    await new Promise((resolve) => setTimeout(resolve, 50)); // a stray debug message would have arrived by now
+    expect(messages).toEqual([
+      { level: 'info', logger: 'interop', data: { note: 'an info message' } },
+      { level: 'error', data: 'an error message' },
+    ]);
+  });
+
+  test('answers an elicitation request the tool awaits', async () => {
+    const { client } = await connect({ capabilities: FULL_CAPABILITIES });
+    const asked: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params);
+      return { action: 'accept', content: { name: 'Ada' } };
+    });
+    const result = await client.callTool({ name: 'ask-name', arguments: {} });
+    expect(text(result)).toBe('accept:Ada');
+    expect(asked).toEqual([
+      expect.objectContaining({ message: 'What is your name?', requestedSchema: expect.objectContaining({ required: ['name'] }) }),
+    ]);
+  });
+
+  test('a declined elicitation reaches the tool too', async () => {
+    const { client } = await connect({ capabilities: FULL_CAPABILITIES });
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }));
+    const result = await client.callTool({ name: 'ask-name', arguments: {} });
+    expect(text(result)).toBe('decline:');
+  });
+
+  test('answers a sampling request', async () => {
+    const { client } = await connect({ capabilities: FULL_CAPABILITIES });
+    const prompts: string[] = [];
+    client.setRequestHandler(CreateMessageRequestSchema, (request) => {
+      const content = request.params.messages[0].content as { type: string; text?: string };
+      prompts.push(`${request.params.systemPrompt}|${request.params.maxTokens}|${content.text}`);
+      return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'Autumn moonlight' } };
+    });
+    const result = await client.callTool({ name: 'haiku', arguments: { topic: 'the moon' } });
+    expect(text(result)).toBe('test-model|assistant|Autumn moonlight');
+    expect(prompts).toEqual(['You are a poet|50|Write a haiku about the moon']);
+  });
+
+  test('answers a roots/list request', async () => {
+    const { client } = await connect({ capabilities: FULL_CAPABILITIES });
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: [
+        { uri: 'file:///home/user/project', name: 'project' },
+        { uri: 'file:///tmp', name: 'tmp' },
+      ],
+    }));
+    const result = await client.callTool({ name: 'roots', arguments: {} });
+    expect(text(result)).toBe('project=file:///home/user/project,tmp=file:///tmp');
+  });
+
+  test('a tool needing a capability the client did not declare fails with a clear error', async () => {
+    const { client } = await connect(); // no elicitation capability
+    const outcome = await client.callTool({ name: 'ask-name', arguments: {} }).then(
+      (result) => ({ result }),
+      (error: Error) => ({ error }),
+    );
+    // Our McpError propagates as a JSON-RPC error; the client throws it.
+    expect('error' in outcome ? outcome.error.message : text(outcome.result)).toMatch(/elicitation/);
+  });
+
+  test('lists and reads resources: static and from a template', async () => {
+    const { client } = await connect();
+    const { resources } = await client.listResources();
+    expect(resources).toEqual([
+      { uri: 'file:///project/README.md', name: 'readme', title: 'Read me', description: 'The project read-me', mimeType: 'text/markdown' },
+    ]);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates).toEqual([{ uriTemplate: 'greeting://{name}', name: 'greeting', description: 'A greeting for anyone', mimeType: 'text/plain' }]);
+
+    const readme = await client.readResource({ uri: 'file:///project/README.md' });
+    expect(readme.contents).toEqual([{ uri: 'file:///project/README.md', mimeType: 'text/markdown', text: '# Interop\nHello from a static resource.' }]);
+    const greeting = await client.readResource({ uri: 'greeting://world' });
+    expect(greeting.contents).toEqual([{ uri: 'greeting://world', mimeType: 'text/plain', text: 'Hello, world!' }]);
+
+    await expect(client.readResource({ uri: 'nothing://here' })).rejects.toThrow(/Resource not found/);
+  });
+
+  test('lists prompts and gets one with arguments', async () => {
+    const { client } = await connect();
+    const { prompts } = await client.listPrompts();
+    expect(prompts).toEqual([
+      {
+        name: 'review',
+        title: 'Code review',
+        description: 'Reviews code',
+        arguments: [
+          { name: 'code', description: 'The code to review', required: true },
+          { name: 'language', description: 'Its language', required: false },
+        ],
+      },
+    ]);
+    const prompt = await client.getPrompt({ name: 'review', arguments: { code: 'print(1)', language: 'python' } });
+    expect(prompt).toEqual({
+      description: 'A review request',
+      messages: [{ role: 'user', content: { type: 'text', text: 'Please review this python:\nprint(1)' } }],
+    });
+    const withoutOptional = await client.getPrompt({ name: 'review', arguments: { code: 'x' } });
+    expect(withoutOptional.messages[0].content).toEqual({ type: 'text', text: 'Please review this code:\nx' });
+    await expect(client.getPrompt({ name: 'review', arguments: {} })).rejects.toThrow(/code/);
+  });
+
+  test('completes a prompt argument and a template variable (completion/complete)', async () => {
+    const { client } = await connect();
+    const forPrompt = await client.complete({ ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'language', value: 'p' } });
+    expect(forPrompt.completion).toEqual({ values: ['python', 'perl'], total: 2, hasMore: false });
+    const forTemplate = await client.complete({ ref: { type: 'ref/resource', uri: 'greeting://{name}' }, argument: { name: 'name', value: 'al' } });
+    expect(forTemplate.completion.values).toEqual(['alice', 'albert']);
+  });
+
+  test('receives notifications/tools/list_changed on its GET stream when a tool is added at runtime', async () => {
+    const { client } = await connect();
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++;
+    });
+    await waitFor(() => fixture.gets() > 0, 'the client to open its GET stream');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    fixture.server.tool('late', { description: 'Added at runtime', inputSchema: { x: z.string() } }, ({ x }) => ({ content: [{ type: 'text', text: x.toUpperCase() }] }));
+    await waitFor(() => changed > 0, 'notifications/tools/list_changed');
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('late');
+    const result = await client.callTool({ name: 'late', arguments: { x: 'hi' } });
+    expect(text(result)).toBe('HI');
+  });
+
+  test('cancellation: aborting the call fires the handler ctx.signal, and the session carries on', async () => {
+    const { client } = await connect();
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'wait', arguments: {} }, undefined, { signal: controller.signal });
+    const settled = call.then(
+      () => 'resolved',
+      (error: Error) => error,
+    );
+    await within(fixture.waitStarted.promise, 5000, 'the wait tool to start');
+    controller.abort('the user gave up');
+    const outcome = await settled;
+    expect(outcome).toBeInstanceOf(Error);
+    const reason = await within(fixture.waitAborted.promise, 5000, 'the server handler ctx.signal to fire');
+    expect(String(reason)).toMatch(/the user gave up/);
+    const after = await client.callTool({ name: 'sum', arguments: { a: 1, b: 1 } });
+    expect(text(after)).toBe('2');
+  });
+
+  test('close: terminateSession sends DELETE, after which the session id answers 404', async () => {
+    const { client, transport } = await connect();
+    const sessionId = transport.sessionId!;
+    expect(await rawPing(fixture.url, sessionId, '2025-11-25')).toMatchObject({ status: 200 });
+    await transport.terminateSession();
+    expect(transport.sessionId).toBeUndefined();
+    const after = await rawPing(fixture.url, sessionId, '2025-11-25');
+    expect(after.status).toBe(404);
+    expect(JSON.parse(after.body)).toMatchObject({ jsonrpc: '2.0', id: 'raw-ping', error: { code: -32001 } });
+    await client.close();
+  });
+});
+
+describe('sdk v1 client with app-level auth middleware', () => {
+  beforeEach(() => startWith({ auth: true }));
+
+  test('a tool sees req.auth as ctx.authInfo', async () => {
+    const { client } = await connect();
+    const result = await client.callTool({ name: 'whoami', arguments: {} });
+    expect(JSON.parse(text(result))).toEqual({ token: AUTH.token, clientId: AUTH.clientId, scopes: AUTH.scopes });
+    await client.callTool({ name: 'sum', arguments: { a: 1, b: 2 } });
+    expect(fixture.seenAuth).toEqual([AUTH, AUTH]);
+  });
+});
+
+describe.each(PROTOCOL_VERSIONS)('sdk v1 client proposing %s', (version) => {
+  beforeEach(() => startWith());
+
+  test('initializes at that version and calls a tool', async () => {
+    const { client, transport } = await connect({ proposeVersion: version });
+    expect(transport.protocolVersion).toBe(version);
+    const result = await client.callTool({ name: 'sum', arguments: { a: 20, b: 22 } });
+    expect(text(result)).toBe('42');
+    const updates: Progress[] = [];
+    await client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, { onprogress: (progress) => updates.push(progress) });
+    await waitFor(() => updates.length >= 2, 'progress notifications');
+    const sessionId = transport.sessionId!;
+    await transport.terminateSession();
+    expect((await rawPing(fixture.url, sessionId, version)).status).toBe(404);
+  });
+});
