@@ -14,15 +14,16 @@ export const NAME_FIELD: Readonly<Record<string, string>> = {
   'tasks/cancel': 'taskId',
 };
 
-const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+const SENTINEL = /^=\?base64\?(.*)\?=$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** Decodes a header value that may use the `=?base64?…?=` sentinel; undefined when the encoding is invalid. */
 export function decodeHeaderValue(raw: string): string | undefined {
   const value = raw.trim();
-  if (!value.startsWith('=?base64?')) return value;
+  // Only a value wrapped in the whole sentinel is encoded; anything else (even "=?base64?abc") is literal.
   const match = SENTINEL.exec(value);
-  if (!match || !BASE64.test(match[1])) return undefined;
+  if (!match) return value;
+  if (!BASE64.test(match[1])) return undefined;
   const bytes = Buffer.from(match[1], 'base64');
   const text = bytes.toString('utf8');
   // Reject bytes that are not valid UTF-8 (they would not survive a round trip).

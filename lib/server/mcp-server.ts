@@ -110,6 +110,21 @@ export class McpServer {
     this.notificationHandlers.set(method, handler);
   }
 
+  /** Tells clients the tool list changed. Registering, removing, enabling or disabling a tool does this by itself. */
+  notifyToolsListChanged(): void {
+    this.emitListChanged('notifications/tools/list_changed', 'toolsListChanged');
+  }
+
+  /** Tells clients the prompt list changed (done automatically when prompts are added or removed). */
+  notifyPromptsListChanged(): void {
+    this.emitListChanged('notifications/prompts/list_changed', 'promptsListChanged');
+  }
+
+  /** Tells clients the resource list changed (done automatically when resources are added or removed). */
+  notifyResourcesListChanged(): void {
+    this.emitListChanged('notifications/resources/list_changed', 'resourcesListChanged');
+  }
+
   /** Tells subscribed clients that a resource changed (`notifications/resources/updated`). */
   notifyResourceUpdated(uri: string): void {
     this.emit({ kind: 'resourceUpdated', resourceUri: uri, notification: { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } } });

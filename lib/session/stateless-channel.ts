@@ -32,7 +32,9 @@ export class StatelessChannel implements RequestChannel {
   request(method: string, params: Record<string, unknown>, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
     const prefix = KEY_PREFIX[method] ?? method.replace(/[^A-Za-z0-9]+/g, '_');
     const key = options.key ?? `${prefix}-${(this.counters[prefix] = (this.counters[prefix] ?? 0) + 1)}`;
-    if (Object.prototype.hasOwnProperty.call(this.answers, key)) return Promise.resolve(this.answers[key] as Record<string, unknown>);
+    const answer = Object.prototype.hasOwnProperty.call(this.answers, key) ? this.answers[key] : undefined;
+    // A malformed answer counts as no answer: the client is asked again rather than the handler fed garbage.
+    if (isAnswerTo(method, answer)) return Promise.resolve(answer);
     this.missing[key] = { method, params };
     return Promise.reject(new InputRequiredSignal(this.missing));
   }
@@ -43,5 +45,21 @@ export class StatelessChannel implements RequestChannel {
 
   closeStandaloneStream(): void {
     // There is no standalone stream without a session.
+  }
+}
+
+/** Whether `value` has the shape of a client's result to `method` (the InputResponse union of 2026-07-28). */
+function isAnswerTo(method: string, value: unknown): value is Record<string, unknown> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  const answer = value as Record<string, unknown>;
+  switch (method) {
+    case 'elicitation/create':
+      return answer.action === 'accept' || answer.action === 'decline' || answer.action === 'cancel';
+    case 'sampling/createMessage':
+      return typeof answer.role === 'string' && typeof answer.model === 'string' && typeof answer.content === 'object' && answer.content !== null;
+    case 'roots/list':
+      return Array.isArray(answer.roots);
+    default:
+      return true;
   }
 }
