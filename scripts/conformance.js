@@ -22,7 +22,7 @@ const serverEntry = path.join(root, 'dist/examples/everything/main.js');
 const SUITE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
 const SUITE_NODE = 'node@22';
 /** Spec revisions run when none is named. Add an era here once the example serves it. */
-const DEFAULT_ERAS = ['2025-11-25'];
+const DEFAULT_ERAS = ['2025-11-25', '2026-07-28'];
 /** How long the example may take to answer its first request. */
 const STARTUP_TIMEOUT_MS = 15_000;
 

@@ -4,9 +4,11 @@ import { createEverythingServer } from './server';
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
+// MCP_LEGACY_SESSIONS=0 serves 2025-era clients statelessly too (no Mcp-Session-Id, GET/DELETE → 405).
+const legacySessions = process.env.MCP_LEGACY_SESSIONS !== '0';
 
 const app = express();
-app.use(mcpMiddleware({ server: createEverythingServer() }));
+app.use(mcpMiddleware({ server: createEverythingServer(), legacySessions }));
 app.listen(port, host, () => {
-  console.log(`MCP server "everything" listening on http://${host}:${port}/mcp`);
+  console.log(`MCP server "everything" listening on http://${host}:${port}/mcp (${legacySessions ? 'with' : 'without'} 2025-era sessions)`);
 });

@@ -1,5 +1,7 @@
 import { McpServer } from 'mcp-express';
 import { registerClientRequestTools } from './client-requests';
+import { registerDiagnostics } from './diagnostics';
+import { registerInputRequiredFixtures } from './input-required';
 import { registerJsonSchemaTool } from './json-schema-tool';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
@@ -7,13 +9,15 @@ import { registerTools } from './tools';
 
 /**
  * The example server: `sum`, plus every fixture the official conformance suite
- * (`@modelcontextprotocol/conformance`) asks of a server for the 2025-11-25 requirements.
+ * (`@modelcontextprotocol/conformance`) asks of a server for the 2025-11-25 and 2026-07-28 requirements.
  */
 export function createEverythingServer(): McpServer {
   const server = new McpServer({ name: 'mcp-express-everything', version: '0.1.0' });
   registerTools(server);
   registerClientRequestTools(server);
   registerJsonSchemaTool(server);
+  registerDiagnostics(server);
+  registerInputRequiredFixtures(server);
   registerResources(server);
   registerPrompts(server);
   return server;

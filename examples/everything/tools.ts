@@ -10,14 +10,17 @@ const STEP_DELAY_MS = 50;
 /** `retry:` sent when `test_reconnection` drops its connection; the result follows a little later. */
 const RECONNECT_RETRY_MS = 100;
 
-/** Tools that return content, log, report progress or fail: everything that needs nothing from the client. */
+/**
+ * Tools that return content, log, report progress or fail: everything that needs nothing from the client.
+ * `test_simple_text` comes first: the header-validation scenario calls the first listed tool with no arguments.
+ */
 export function registerTools(server: McpServer): void {
-  server.tool('sum', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
-    content: [{ type: 'text', text: String(a + b) }],
-  }));
-
   server.tool('test_simple_text', { description: 'Returns one text block' }, () => ({
     content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+  }));
+
+  server.tool('sum', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+    content: [{ type: 'text', text: String(a + b) }],
   }));
 
   server.tool('test_image_content', { description: 'Returns one image block (a 1x1 PNG)' }, () => ({

@@ -5,10 +5,11 @@ import { errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../prot
 import { McpError } from '../protocol/mcp-error.js';
 import { negotiateVersion, PRIMING_MIN_VERSION } from '../protocol/versions.js';
 import type { McpServer, ServerEvent } from '../server/mcp-server.js';
+import { InputRequiredSignal } from '../server/input-required.js';
 import { RequestContext } from '../server/request-context.js';
 import type { EventStore, StoredEvent } from '../store/event-store.js';
 import type { SessionStore } from '../store/session-store.js';
-import { LocalSession, type LocalSessionSettings } from './local-session.js';
+import { LocalSession, type LocalSessionSettings, type SessionRequestChannel } from './local-session.js';
 import type { OutboundStream } from './outbound-stream.js';
 import { SseChannel } from './sse-channel.js';
 import type { SseEvent, SseStream } from './sse-event.js';
@@ -43,6 +44,9 @@ export class TooManySessionsError extends Error {
     this.name = 'TooManySessionsError';
   }
 }
+
+/** Rounds of emulated input_required in a session before the request fails (a handler that never settles). */
+const MAX_INPUT_ROUNDS = 16;
 
 const InitializeParamsSchema = z.object({
   protocolVersion: z.string(),
@@ -170,17 +174,18 @@ export class LocalSessionManager implements SessionManager {
       stream.complete(now);
       return channel;
     }
+    const requestChannel = session.channelFor(stream);
     const ctx = new RequestContext({
       requestId: request.id,
       method: request.method,
       meta: request.params?._meta as Record<string, unknown> | undefined,
       client: session,
-      channel: session.channelFor(stream),
+      channel: requestChannel,
       authInfo: info.authInfo,
       httpRequest: info.httpRequest,
     });
     session.inflight.set(request.id, { ctx, stream });
-    this.dispatch(session, request, ctx, stream);
+    this.dispatch(session, request, ctx, stream, requestChannel);
     return channel;
   }
 
@@ -243,20 +248,56 @@ export class LocalSessionManager implements SessionManager {
     this.sessions.clear();
   }
 
-  private dispatch(session: LocalSession, request: JsonRpcRequest, ctx: RequestContext, stream: OutboundStream): void {
+  private dispatch(session: LocalSession, request: JsonRpcRequest, ctx: RequestContext, stream: OutboundStream, channel: SessionRequestChannel): void {
     const finish = (message: JsonRpcMessage) => {
       if (session.inflight.get(request.id)?.ctx !== ctx) return; // cancelled, or the session ended
       session.inflight.delete(request.id);
       stream.send(message);
       stream.complete(Date.now());
     };
-    const fail = (error: unknown) => finish(toErrorResponse(request, error, this.onError));
+    const fail = (error: unknown) => {
+      if (error instanceof InputRequiredSignal) {
+        this.answerInputRequired(session, request, ctx, stream, channel, error).then(finish, (next) => finish(toErrorResponse(request, next, this.onError)));
+        return;
+      }
+      finish(toErrorResponse(request, error, this.onError));
+    };
     try {
       const result = this.requireServer().handle(request.method, request.params, ctx);
       if (result instanceof Promise) result.then((value) => finish({ jsonrpc: '2.0', id: request.id, result: value }), fail);
       else finish({ jsonrpc: '2.0', id: request.id, result });
     } catch (error) {
       fail(error);
+    }
+  }
+
+  /**
+   * A handler ended with `input_required` (a 2026-07-28 idiom) inside a session: ask the client here, on the
+   * request's stream, then run the handler again with the answers, until it completes. One tool, both eras.
+   */
+  private async answerInputRequired(
+    session: LocalSession,
+    request: JsonRpcRequest,
+    ctx: RequestContext,
+    stream: OutboundStream,
+    channel: SessionRequestChannel,
+    signal: InputRequiredSignal,
+  ): Promise<JsonRpcMessage> {
+    const server = this.requireServer();
+    for (let round = 1; ; round++) {
+      if (round > MAX_INPUT_ROUNDS) throw new McpError(ErrorCode.InternalError, `${request.method} asked for input more than ${MAX_INPUT_ROUNDS} times`);
+      const entries = Object.entries(signal.inputRequests);
+      const answers = await Promise.all(entries.map(([, input]) => session.sendToClient(input.method, input.params, stream, { signal: ctx.signal })));
+      entries.forEach(([key], index) => {
+        channel.answers[key] = answers[index];
+      });
+      channel.requestState = signal.state;
+      try {
+        return { jsonrpc: '2.0', id: request.id, result: await server.handle(request.method, request.params, ctx) };
+      } catch (error) {
+        if (!(error instanceof InputRequiredSignal)) throw error;
+        signal = error;
+      }
     }
   }
 

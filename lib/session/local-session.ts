@@ -118,7 +118,7 @@ export class LocalSession implements ClientView {
   }
 
   /** The channel a request's handler talks through. */
-  channelFor(stream: OutboundStream): RequestChannel {
+  channelFor(stream: OutboundStream): SessionRequestChannel {
     return new SessionRequestChannel(this, stream);
   }
 
@@ -213,8 +213,15 @@ export class LocalSession implements ClientView {
   }
 }
 
-/** Binds a request's context to its session and stream. */
-class SessionRequestChannel implements RequestChannel {
+/**
+ * Binds a request's context to its session and stream. It also carries the answers of an emulated
+ * multi-round-trip: when a handler ends with `ctx.inputRequired(...)` on a session, the session asks the client
+ * itself and runs the handler again with the answers (keyed requests resolve from them) and its state.
+ */
+export class SessionRequestChannel implements RequestChannel {
+  answers: Record<string, unknown> = {};
+  requestState: unknown;
+
   constructor(
     private readonly session: LocalSession,
     private readonly stream: OutboundStream,
@@ -225,6 +232,9 @@ class SessionRequestChannel implements RequestChannel {
   }
 
   request(method: string, params: Record<string, unknown>, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
+    if (options.key !== undefined && Object.prototype.hasOwnProperty.call(this.answers, options.key)) {
+      return Promise.resolve(this.answers[options.key] as Record<string, unknown>);
+    }
     return this.session.sendToClient(method, params, this.stream, options);
   }
 
