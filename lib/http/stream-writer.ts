@@ -68,6 +68,9 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       start();
     }
     res.end();
+  } catch (error) {
+    void iterator.return?.();
+    throw error;
   } finally {
     res.off('close', onClose);
     options.keepAlive.untrack(tracked);

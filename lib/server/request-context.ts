@@ -98,7 +98,8 @@ export class RequestContext {
   /** Sends `notifications/progress` when the request carried a progress token; otherwise does nothing. */
   progress(progress: number, total?: number, message?: string): void {
     const progressToken = this.meta?.progressToken;
-    if (progressToken === undefined || this.aborted) return;
+    // The spec allows string or integer tokens only; anything else is ignored rather than echoed back.
+    if ((typeof progressToken !== 'string' && !Number.isInteger(progressToken)) || this.aborted) return;
     const params: Record<string, unknown> = { progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;

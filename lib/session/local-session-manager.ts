@@ -252,8 +252,10 @@ export class LocalSessionManager implements SessionManager {
     const finish = (message: JsonRpcMessage) => {
       if (session.inflight.get(request.id)?.ctx !== ctx) return; // cancelled, or the session ended
       session.inflight.delete(request.id);
+      const now = Date.now();
+      session.lastActivity = now; // a long request ends with a fresh idle period, not an expired session
       stream.send(message);
-      stream.complete(Date.now());
+      stream.complete(now);
     };
     const fail = (error: unknown) => {
       if (error instanceof InputRequiredSignal) {

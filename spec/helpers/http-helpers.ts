@@ -225,15 +225,17 @@ export function postMessage(h: Harness, version: string, sessionId: string | und
 // Live (streaming) responses over plain node:http, for streams that stay open
 
 export interface LiveResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
+  /** 0 until the status line arrives. */
+  readonly status: number;
+  /** Empty until the headers arrive. */
+  readonly headers: IncomingHttpHeaders;
+  /** Resolves when the status line and headers have arrived. */
+  ready: Promise<void>;
   /** Everything received so far. */
   text(): string;
   frames(): SseFrame[];
   messages(): JsonRpcMessage[];
-  /** Milliseconds from sending the request to the first body byte (undefined until one arrives). */
-  firstByteAfter(): number | undefined;
-  /** Resolves once `check(text)` holds; rejects after `timeoutMs`. */
+  /** Resolves once `check(text)` holds; rejects after `timeoutMs` or when the response ends first. */
   waitFor(check: (text: string) => boolean, timeoutMs?: number): Promise<void>;
   /** Resolves with the first message matching `match`. */
   waitForMessage(match: (message: JsonRpcMessage) => boolean, timeoutMs?: number): Promise<JsonRpcMessage>;
@@ -249,20 +251,45 @@ export interface LiveRequestOptions {
   headers?: Record<string, string>;
   body?: unknown;
   agent?: http.Agent;
+  /** Resolve only once the response headers arrive (default), or as soon as the request is sent. */
+  waitForHeaders?: boolean;
   /** Fail when the status line and headers take longer than this (ms). Defaults to 5000. */
   headersTimeoutMs?: number;
 }
 
-/** Sends a request and resolves as soon as the response headers arrive; the body keeps streaming in. */
-export function openLive(h: Pick<Harness, 'port'>, options: LiveRequestOptions = {}): Promise<LiveResponse> {
+/**
+ * Sends a request over plain node:http and hands back its response as it streams in. By default it resolves
+ * when the response headers arrive; with `waitForHeaders: false`, as soon as the request is written (a POST's
+ * SSE headers go out with its first event).
+ */
+export async function openLive(h: Pick<Harness, 'port'>, options: LiveRequestOptions = {}): Promise<LiveResponse> {
   const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-  return new Promise((resolve, reject) => {
-    const sentAt = Date.now();
+  const headersTimeoutMs = options.headersTimeoutMs ?? 5000;
+  let text = '';
+  let status = 0;
+  let headers: IncomingHttpHeaders = {};
+  let isEnded = false;
+  const listeners = new Set<() => void>();
+  const changed = () => {
+    for (const listener of [...listeners]) listener();
+  };
+  let markEnded!: () => void;
+  const ended = new Promise<void>((done) => {
+    markEnded = () => {
+      if (isEnded) return;
+      isEnded = true;
+      done();
+      changed();
+    };
+  });
+  let req!: http.ClientRequest;
+  let res: http.IncomingMessage | undefined;
+  const ready = new Promise<void>((resolve, reject) => {
     const headersTimer = setTimeout(() => {
       req.destroy();
-      reject(new Error(`no response headers within ${options.headersTimeoutMs ?? 5000} ms`));
-    }, options.headersTimeoutMs ?? 5000);
-    const req = http.request(
+      reject(new Error(`no response headers within ${headersTimeoutMs} ms`));
+    }, headersTimeoutMs);
+    req = http.request(
       {
         host: '127.0.0.1',
         port: h.port,
@@ -271,80 +298,79 @@ export function openLive(h: Pick<Harness, 'port'>, options: LiveRequestOptions =
         headers: payload === undefined ? options.headers : { ...options.headers, 'Content-Length': String(Buffer.byteLength(payload)) },
         agent: options.agent ?? false,
       },
-      (res) => {
+      (response) => {
         clearTimeout(headersTimer);
-        let text = '';
-        let firstByteAt: number | undefined;
-        let isEnded = false;
-        const listeners = new Set<() => void>();
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          firstByteAt ??= Date.now();
+        res = response;
+        status = response.statusCode ?? 0;
+        headers = response.headers;
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
           text += chunk;
-          for (const listener of [...listeners]) listener();
+          changed();
         });
-        const ended = new Promise<void>((done) => {
-          const finish = () => {
-            if (isEnded) return;
-            isEnded = true;
-            done();
-            for (const listener of [...listeners]) listener();
-          };
-          res.on('end', finish);
-          res.on('close', finish);
-          res.on('error', finish);
-        });
-        const waitFor = (check: (text: string) => boolean, timeoutMs = 3000) =>
-          new Promise<void>((done, fail) => {
-            if (check(text)) return done();
-            const timer = setTimeout(() => {
-              listeners.delete(listener);
-              fail(new Error(`waitFor timed out after ${timeoutMs} ms; received so far:\n${text}`));
-            }, timeoutMs);
-            const listener = () => {
-              if (check(text)) {
-                clearTimeout(timer);
-                listeners.delete(listener);
-                done();
-              } else if (isEnded) {
-                clearTimeout(timer);
-                listeners.delete(listener);
-                fail(new Error(`the response ended before the condition held; received:\n${text}`));
-              }
-            };
-            listeners.add(listener);
-          });
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          text: () => text,
-          frames: () => parseSse(text),
-          messages: () => messagesOf(parseSse(text)),
-          firstByteAfter: () => (firstByteAt === undefined ? undefined : firstByteAt - sentAt),
-          waitFor,
-          async waitForMessage(match, timeoutMs) {
-            let found: JsonRpcMessage | undefined;
-            await waitFor((current) => (found = messagesOf(parseSse(current)).find(match)) !== undefined, timeoutMs);
-            return found!;
-          },
-          ended,
-          get isEnded() {
-            return isEnded;
-          },
-          close: () => {
-            res.destroy();
-            req.destroy();
-          },
-        });
+        response.on('end', markEnded);
+        response.on('close', markEnded);
+        response.on('error', markEnded);
+        resolve();
       },
     );
     req.on('error', (error) => {
       clearTimeout(headersTimer);
+      markEnded();
       reject(error);
     });
     if (payload !== undefined) req.write(payload);
     req.end();
   });
+  ready.catch(() => undefined); // observed by callers that await it
+  const waitFor = (check: (text: string) => boolean, timeoutMs = 3000) =>
+    new Promise<void>((done, fail) => {
+      if (check(text)) return done();
+      const timer = setTimeout(() => {
+        listeners.delete(listener);
+        fail(new Error(`waitFor timed out after ${timeoutMs} ms; received so far:\n${text}`));
+      }, timeoutMs);
+      const listener = () => {
+        if (check(text)) {
+          clearTimeout(timer);
+          listeners.delete(listener);
+          done();
+        } else if (isEnded) {
+          clearTimeout(timer);
+          listeners.delete(listener);
+          fail(new Error(`the response ended before the condition held; received:\n${text}`));
+        }
+      };
+      listeners.add(listener);
+    });
+  const live: LiveResponse = {
+    get status() {
+      return status;
+    },
+    get headers() {
+      return headers;
+    },
+    ready,
+    text: () => text,
+    frames: () => parseSse(text),
+    messages: () => messagesOf(parseSse(text)),
+    waitFor,
+    async waitForMessage(match, timeoutMs) {
+      let found: JsonRpcMessage | undefined;
+      await waitFor((current) => (found = messagesOf(parseSse(current)).find(match)) !== undefined, timeoutMs);
+      return found!;
+    },
+    ended,
+    get isEnded() {
+      return isEnded;
+    },
+    close: () => {
+      res?.destroy();
+      req.destroy();
+    },
+  };
+  if (options.waitForHeaders ?? true) await ready;
+  return live;
 }
 
 /** Opens the session's standalone GET stream and waits until it is registered (headers received). */
@@ -354,9 +380,12 @@ export function openGet(h: Pick<Harness, 'port'>, version: string, sessionId: st
   return openLive(h, { method: 'GET', headers });
 }
 
-/** POSTs a request and returns its response stream while it is still open. */
+/**
+ * POSTs a request and returns its response while it streams. Does not wait for the headers: they go out with
+ * the stream's first event (a priming event for 2025-11-25 clients, else the first message or keep-alive).
+ */
 export function openPost(h: Pick<Harness, 'port'>, version: string, sessionId: string, body: unknown, agent?: http.Agent): Promise<LiveResponse> {
-  return openLive(h, { method: 'POST', headers: clientHeaders(version, sessionId), body, agent });
+  return openLive(h, { method: 'POST', headers: clientHeaders(version, sessionId), body, agent, waitForHeaders: false });
 }
 
 /**

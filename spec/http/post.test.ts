@@ -259,8 +259,8 @@ describe.each(SESSION_ERA)('POST as a %s client', (version) => {
 
   test('the request stream ends right after the response', async () => {
     const live = await openPost(h, version, sessionId, toolCall('r2', 'wait', { ms: 150 }));
-    expect(live.status).toBe(200);
     await live.waitForMessage(isResponseTo('r2'));
+    expect(live.status).toBe(200);
     const after = Date.now();
     await live.ended;
     expect(Date.now() - after).toBeLessThan(200);

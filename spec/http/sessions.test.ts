@@ -1,7 +1,6 @@
 import { LocalSessionManager } from '../../lib/index.js';
 import {
   ACCEPT_BOTH,
-  clientHeaders,
   type Harness,
   initializeRequest,
   openGet,
@@ -154,8 +153,8 @@ describe('session idle expiry (sessionIdleTimeout: 100)', () => {
       await sleep(30);
       // Plain node:http, not supertest: its first SSE response can take ~50 ms client-side, enough to miss the window.
       const live = await openPost(h, '2025-11-25', sessionId, ping(i));
-      expect(live.status).toBe(200);
       await live.ended;
+      expect(live.status).toBe(200);
     }
     expect((await postMessage(h, '2025-11-25', sessionId, ping('last'))).status).toBe(200);
   });
@@ -190,10 +189,9 @@ describe('session idle expiry (sessionIdleTimeout: 100)', () => {
     expect(sseMessages(res.text)).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'waited 300' }] } }]);
   });
 
-  // BUG (lib/session/local-session-manager.ts): lastActivity is set when a request starts (createStream), never
-  // when it finishes, so after a request longer than sessionIdleTimeout the next sweep (every 25 ms here) drops the
-  // session although the client heard from it a moment ago. Remove `.failing` once fixed.
-  test.failing('a session is not idle right after a long request finishes', async () => {
+  // A request's end counts as activity: after a request longer than sessionIdleTimeout the session must not be
+  // dropped by the next sweep (every 25 ms here), since the client heard from it a moment ago.
+  test('a session is not idle right after a long request finishes', async () => {
     const sessionId = await openSession(h, '2025-11-25');
     const res = await postMessage(h, '2025-11-25', sessionId, toolCall(1, 'wait', { ms: 300 }));
     expect(res.status).toBe(200);
