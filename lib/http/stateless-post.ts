@@ -106,7 +106,14 @@ export async function handleSessionEraStateless(req: Req, res: ServerResponse, o
   const request = message as JsonRpcRequest;
   const version = request.method === 'initialize' ? String(request.params?.protocolVersion ?? DEFAULT_NEGOTIATED_VERSION) : (versionHeader ?? DEFAULT_NEGOTIATED_VERSION);
   const capabilities = (request.method === 'initialize' ? request.params?.capabilities : undefined) as ClientCapabilities | undefined;
-  const client = new StatelessClient(version, capabilities ?? {}, undefined, undefined, false);
+  const client = new StatelessClient(
+    version,
+    capabilities ?? {},
+    undefined,
+    undefined,
+    false,
+    `A ${version} client needs a session for sampling, elicitation and roots requests, and this server runs without sessions (legacySessions: false); use a 2026-07-28 client, or enable sessions.`,
+  );
   return serveStatelessRequest(res, o, request, client, false, { authInfo: req.auth, httpRequest: req });
 }
 
@@ -132,7 +139,7 @@ async function serveStatelessRequest(
   const onClose = () => run.ctx.abort(new Error('The client disconnected'));
   res.once('close', onClose);
   try {
-    await writeStatelessReply(res, channel, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', o);
+    await writeStatelessReply(res, channel, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', modern, o);
   } finally {
     res.off('close', onClose);
     // A disconnect (2026-07-28) cancels; after a complete reply this is a no-op for a finished handler.
@@ -141,11 +148,11 @@ async function serveStatelessRequest(
 }
 
 /**
- * Chooses the reply's shape from its first message: an error answers with its own status as JSON; a final
+ * Chooses the reply's shape from its first message: an error answers as JSON (with its own status on 2026-07-28); a final
  * response goes out as JSON in `json`/`auto` mode; anything else (progress first) makes it an SSE stream.
  * In `json` mode notifications are dropped.
  */
-async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mode: 'auto' | 'sse' | 'json', o: ResolvedOptions): Promise<void> {
+async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mode: 'auto' | 'sse' | 'json', modern: boolean, o: ResolvedOptions): Promise<void> {
   for (;;) {
     const next = await channel.next();
     if (next.done) {
@@ -156,7 +163,8 @@ async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mod
     const isFinal = !('method' in message);
     if (!isFinal && mode === 'json') continue;
     if (isFinal) {
-      const status = 'error' in message ? statusForErrorCode(message.error.code) : 200;
+      // Only 2026-07-28 maps JSON-RPC errors to HTTP statuses; 2025-era clients expect 200 with the error inside.
+      const status = modern && 'error' in message ? statusForErrorCode(message.error.code) : 200;
       if (mode !== 'sse' || status !== 200) return sendJson(res, status, message);
     }
     // SSE from here on: this first message, then the rest of the channel.

@@ -15,6 +15,8 @@ export interface ClientView {
   readonly logOnlyWhenLevelSet: boolean;
   /** The session id, when there is a session. */
   readonly sessionId: string | undefined;
+  /** Why the server cannot send this client requests (sampling, elicitation, roots), if it cannot. */
+  readonly serverRequestsUnavailable?: string;
   setLogLevel(level: LoggingLevel): void;
   subscribe(uri: string): void;
   unsubscribe(uri: string): void;

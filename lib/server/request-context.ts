@@ -181,6 +181,8 @@ export class RequestContext {
   }
 
   private requireCapability(capability: 'elicitation' | 'sampling' | 'roots'): void {
+    const unavailable = this.client.serverRequestsUnavailable;
+    if (unavailable !== undefined) throw new McpError(ErrorCode.InvalidRequest, unavailable);
     if (this.client.clientCapabilities?.[capability] !== undefined) return;
     throw new McpError(
       ErrorCode.MissingClientCapability,

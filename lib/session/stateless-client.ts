@@ -14,6 +14,7 @@ export class StatelessClient implements ClientView {
     readonly logLevel: LoggingLevel | undefined,
     /** 2026-07-28: no `notifications/message` unless the request's `_meta` sets a level. */
     readonly logOnlyWhenLevelSet: boolean,
+    readonly serverRequestsUnavailable?: string,
   ) {}
 
   setLogLevel(): void {

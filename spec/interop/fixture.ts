@@ -40,6 +40,8 @@ export function within<T>(promise: Promise<T>, ms: number, label: string): Promi
   ]);
 }
 
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /** Polls `check` until it is true (notifications are dispatched asynchronously by both clients). */
 export async function waitFor(check: () => boolean, label: string, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -180,12 +182,16 @@ export function buildServer(f: Pick<Fixture, 'waitStarted' | 'waitAborted' | 'se
   return server;
 }
 
-/** Starts the fixture server; with `auth`, an app-level middleware before ours sets `req.auth = AUTH`. */
-export async function startFixture(options: { auth?: boolean } = {}): Promise<Fixture> {
+/**
+ * Starts the fixture server; with `auth`, an app-level middleware before ours sets `req.auth = AUTH`; with
+ * `jsonResponse`, the middleware runs with `enableJsonResponse: true`; with `legacySessions: false`, 2025-era
+ * clients are served without sessions.
+ */
+export async function startFixture(options: { auth?: boolean; jsonResponse?: boolean; legacySessions?: boolean } = {}): Promise<Fixture> {
   const state = { waitStarted: deferred<void>(), waitAborted: deferred<unknown>(), seenAuth: [] as Array<AuthInfo | undefined> };
   const server = buildServer(state);
   let gets = 0;
-  const served = await serve({ server }, (app) => {
+  const served = await serve({ server, enableJsonResponse: options.jsonResponse ?? false, legacySessions: options.legacySessions ?? true }, (app) => {
     app.use((req, _res, next) => {
       if (req.method === 'GET') gets++;
       if (options.auth) (req as typeof req & { auth?: AuthInfo }).auth = { ...AUTH, scopes: [...AUTH.scopes] };
@@ -199,6 +205,31 @@ export async function startFixture(options: { auth?: boolean } = {}): Promise<Fi
     url: new URL(served.url),
     gets: () => gets,
     close: () => served.close(),
+  };
+}
+
+export interface Exchange {
+  method: string;
+  /** The JSON-RPC method of a POSTed request or notification (undefined for responses, GET and DELETE). */
+  rpc: string | undefined;
+  status: number;
+  contentType: string | null;
+}
+
+/** A fetch for the clients' `fetch` option that records each HTTP exchange, to see how the server answered. */
+export function recordingFetch(log: Exchange[]): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    let rpc: string | undefined;
+    if (typeof init?.body === 'string') {
+      try {
+        rpc = (JSON.parse(init.body) as { method?: string }).method;
+      } catch {
+        rpc = undefined;
+      }
+    }
+    log.push({ method: init?.method ?? 'GET', rpc, status: response.status, contentType: response.headers.get('content-type') });
+    return response;
   };
 }
 

@@ -9,13 +9,15 @@ import {
   ElicitRequestSchema,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
+  McpError,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type ClientCapabilities,
   type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { AUTH, PROTOCOL_VERSIONS, rawPing, startFixture, text, waitFor, within, type Fixture } from './fixture.js';
+import { AUTH, PROTOCOL_VERSIONS, rawPing, recordingFetch, sleep, startFixture, text, waitFor, within, type Exchange, type Fixture } from './fixture.js';
 
 /**
  * The v1 client always proposes its LATEST_PROTOCOL_VERSION in `initialize`. To make it propose an older revision
@@ -44,6 +46,8 @@ const FULL_CAPABILITIES: ClientCapabilities = { elicitation: {}, sampling: {}, r
 interface Connected {
   client: Client;
   transport: StreamableHTTPClientTransport;
+  /** Every HTTP exchange the client's transport made. */
+  exchanges: Exchange[];
 }
 
 let fixture: Fixture;
@@ -53,14 +57,15 @@ async function connect(options: { capabilities?: ClientCapabilities; proposeVers
   const info = { name: 'interop-v1', version: '0.0.1' };
   const clientOptions = { capabilities: options.capabilities ?? {} };
   const client = options.proposeVersion ? new ProposingClient(options.proposeVersion, info, clientOptions) : new Client(info, clientOptions);
-  const transport = new StreamableHTTPClientTransport(fixture.url);
+  const exchanges: Exchange[] = [];
+  const transport = new StreamableHTTPClientTransport(fixture.url, { fetch: recordingFetch(exchanges) });
   await client.connect(transport);
-  const connected = { client, transport };
+  const connected = { client, transport, exchanges };
   open.push(connected);
   return connected;
 }
 
-async function startWith(options: { auth?: boolean } = {}): Promise<void> {
+async function startWith(options: Parameters<typeof startFixture>[0] = {}): Promise<void> {
   fixture = await startFixture(options);
 }
 
@@ -73,7 +78,7 @@ describe('sdk v1 client', () => {
   beforeEach(() => startWith());
 
   test('connects: initialize negotiates the latest version and reports server info, capabilities and instructions', async () => {
-    const { client, transport } = await connect();
+    const { client, transport, exchanges } = await connect();
     expect(client.getServerVersion()).toEqual({ name: 'interop-fixture', version: '1.2.3' });
     expect(client.getInstructions()).toBe('Interop test server');
     expect(transport.sessionId).toMatch(/\S+/);
@@ -81,6 +86,12 @@ describe('sdk v1 client', () => {
     const capabilities = client.getServerCapabilities();
     expect(capabilities).toMatchObject({ tools: { listChanged: true }, resources: {}, prompts: { listChanged: true }, logging: {}, completions: {} });
     await expect(client.ping()).resolves.toEqual({});
+    await waitFor(() => exchanges.some((exchange) => exchange.method === 'GET'), 'the client to open its GET stream');
+    const sse = expect.stringMatching(/^text\/event-stream/);
+    expect(exchanges.find((exchange) => exchange.rpc === 'initialize')).toMatchObject({ method: 'POST', status: 200, contentType: sse });
+    expect(exchanges.find((exchange) => exchange.rpc === 'notifications/initialized')).toMatchObject({ method: 'POST', status: 202 });
+    expect(exchanges.find((exchange) => exchange.rpc === 'ping')).toMatchObject({ method: 'POST', status: 200, contentType: sse });
+    expect(exchanges.find((exchange) => exchange.method === 'GET')).toMatchObject({ status: 200, contentType: sse });
   });
 
   test('lists tools with their JSON Schemas and calls sum', async () => {
@@ -244,6 +255,9 @@ describe('sdk v1 client', () => {
     const withoutOptional = await client.getPrompt({ name: 'review', arguments: { code: 'x' } });
     expect(withoutOptional.messages[0].content).toEqual({ type: 'text', text: 'Please review this code:\nx' });
     await expect(client.getPrompt({ name: 'review', arguments: {} })).rejects.toThrow(/code/);
+    const error = await client.getPrompt({ name: 'review', arguments: {} }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as { code: number }).code).toBe(-32602);
   });
 
   test('completes a prompt argument and a template variable (completion/complete)', async () => {
@@ -288,6 +302,50 @@ describe('sdk v1 client', () => {
     expect(text(after)).toBe('2');
   });
 
+  test('subscribes to a resource and receives notifications/resources/updated for it only', async () => {
+    const { client } = await connect();
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updated.push(notification.params.uri);
+    });
+    await waitFor(() => fixture.gets() > 0, 'the client to open its GET stream');
+    await sleep(50);
+    await client.subscribeResource({ uri: 'file:///project/README.md' });
+    fixture.server.notifyResourceUpdated('greeting://nobody');
+    fixture.server.notifyResourceUpdated('file:///project/README.md');
+    await waitFor(() => updated.length >= 1, 'notifications/resources/updated');
+    await sleep(50);
+    expect(updated).toEqual(['file:///project/README.md']);
+    await client.unsubscribeResource({ uri: 'file:///project/README.md' });
+    fixture.server.notifyResourceUpdated('file:///project/README.md');
+    await sleep(100);
+    expect(updated).toEqual(['file:///project/README.md']);
+  });
+
+  test('concurrent calls on one session each get their own answer', async () => {
+    const { client } = await connect();
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => client.callTool({ name: 'sum', arguments: { a: i, b: 100 } })));
+    expect(results.map(text)).toEqual(Array.from({ length: 10 }, (_, i) => String(i + 100)));
+  });
+
+  test('two sessions each receive list_changed on their own GET stream', async () => {
+    const first = await connect();
+    const second = await connect();
+    expect(first.transport.sessionId).not.toBe(second.transport.sessionId);
+    const counts = [0, 0];
+    for (const [index, { client }] of [first, second].entries()) {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        counts[index]++;
+      });
+    }
+    await waitFor(() => fixture.gets() >= 2, 'both clients to open their GET streams');
+    await sleep(50);
+    fixture.server.tool('late', { description: 'Added at runtime' }, () => ({ content: [] }));
+    await waitFor(() => counts[0] > 0 && counts[1] > 0, 'list_changed on both sessions');
+    await sleep(50);
+    expect(counts).toEqual([1, 1]);
+  });
+
   test('close: terminateSession sends DELETE, after which the session id answers 404', async () => {
     const { client, transport } = await connect();
     const sessionId = transport.sessionId!;
@@ -298,6 +356,72 @@ describe('sdk v1 client', () => {
     expect(after.status).toBe(404);
     expect(JSON.parse(after.body)).toMatchObject({ jsonrpc: '2.0', id: 'raw-ping', error: { code: -32001 } });
     await client.close();
+  });
+});
+
+describe('sdk v1 client against enableJsonResponse: true', () => {
+  beforeEach(() => startWith({ jsonResponse: true }));
+
+  test('initialize, list and call tools, invalid arguments, close', async () => {
+    const { client, transport, exchanges } = await connect();
+    expect(client.getServerVersion()).toEqual({ name: 'interop-fixture', version: '1.2.3' });
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('sum');
+    expect(text(await client.callTool({ name: 'sum', arguments: { a: 4, b: 5 } }))).toBe('9');
+    const invalid = await client.callTool({ name: 'sum', arguments: { a: 4 } });
+    expect(invalid.isError).toBe(true);
+    const stats = await client.callTool({ name: 'stats', arguments: { values: [2, 4] } });
+    expect(stats.structuredContent).toEqual({ count: 2, total: 6, mean: 3 });
+    const answers = exchanges.filter((exchange) => exchange.method === 'POST' && exchange.rpc !== undefined && !exchange.rpc.startsWith('notifications/'));
+    expect(answers.map((exchange) => exchange.rpc)).toEqual(['initialize', 'tools/list', 'tools/call', 'tools/call', 'tools/call']);
+    for (const exchange of answers) expect(exchange).toMatchObject({ status: 200, contentType: expect.stringMatching(/^application\/json/) });
+    const sessionId = transport.sessionId!;
+    await transport.terminateSession();
+    expect((await rawPing(fixture.url, sessionId, '2025-11-25')).status).toBe(404);
+  });
+
+  test('progress and elicitation still reach the client (the response falls back to SSE)', async () => {
+    const { client, exchanges } = await connect({ capabilities: FULL_CAPABILITIES });
+    const updates: Progress[] = [];
+    const result = await client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, { onprogress: (progress) => updates.push(progress) });
+    expect(text(result)).toBe('did 2 steps');
+    await waitFor(() => updates.length >= 2, 'progress notifications');
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { name: 'Grace' } }));
+    expect(text(await client.callTool({ name: 'ask-name', arguments: {} }))).toBe('accept:Grace');
+    const calls = exchanges.filter((exchange) => exchange.rpc === 'tools/call');
+    expect(calls).toEqual([
+      expect.objectContaining({ status: 200, contentType: expect.stringMatching(/^text\/event-stream/) }),
+      expect.objectContaining({ status: 200, contentType: expect.stringMatching(/^text\/event-stream/) }),
+    ]);
+  });
+});
+
+describe('sdk v1 client against legacySessions: false (2025-era requests served without sessions)', () => {
+  beforeEach(() => startWith({ legacySessions: false }));
+
+  test('initializes without a session id and calls tools with progress; the GET stream is refused with 405', async () => {
+    const { client, transport, exchanges } = await connect();
+    expect(transport.sessionId).toBeUndefined();
+    expect(transport.protocolVersion).toBe('2025-11-25');
+    expect(client.getServerVersion()).toEqual({ name: 'interop-fixture', version: '1.2.3' });
+    await client.listTools();
+    expect(text(await client.callTool({ name: 'sum', arguments: { a: 2, b: 3 } }))).toBe('5');
+    expect((await client.callTool({ name: 'stats', arguments: { values: [2, 4] } })).structuredContent).toEqual({ count: 2, total: 6, mean: 3 });
+    const updates: Progress[] = [];
+    expect(text(await client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, { onprogress: (progress) => updates.push(progress) }))).toBe('did 2 steps');
+    await waitFor(() => updates.length >= 2, 'progress notifications');
+    await waitFor(() => exchanges.some((exchange) => exchange.method === 'GET'), 'the client to try its GET stream');
+    expect(exchanges.find((exchange) => exchange.method === 'GET')).toMatchObject({ status: 405 });
+    await transport.terminateSession(); // no session id: nothing to delete
+    expect(exchanges.some((exchange) => exchange.method === 'DELETE')).toBe(false);
+  });
+
+  // 2025-era clients served without sessions get JSON-RPC errors in a 200 reply, as with sessions.
+  test('a JSON-RPC error reaches the client as a JSON-RPC error, as it does with sessions', async () => {
+    const { client } = await connect();
+    const error = await client.getPrompt({ name: 'review', arguments: {} }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as { code: number }).code).toBe(-32602);
   });
 });
 

@@ -1,35 +1,47 @@
 /**
  * Interop with the official TypeScript SDK v2 client (@modelcontextprotocol/client 2.x) over real HTTP on
- * 127.0.0.1: every feature through the client's own API, against our middleware. The v2 client runs in its
- * default 'legacy' version-negotiation mode, i.e. the 2025-era initialize handshake our middleware serves.
+ * 127.0.0.1: every feature through the client's own API, against our middleware. Most blocks use the client's
+ * default 'legacy' version negotiation (the 2025-era initialize handshake, with sessions); the last blocks opt
+ * into negotiation ({ pin: '2026-07-28' } and 'auto'), which selects the stateless 2026-07-28 era.
  */
-import { Client, StreamableHTTPClientTransport, type ClientCapabilities, type LoggingMessageNotificationParams, type Progress } from '@modelcontextprotocol/client';
+import {
+  Client,
+  LOG_LEVEL_META_KEY,
+  ProtocolError,
+  StreamableHTTPClientTransport,
+  type ClientCapabilities,
+  type ClientOptions,
+  type LoggingMessageNotificationParams,
+  type Progress,
+} from '@modelcontextprotocol/client';
 import { z } from 'zod';
-import { AUTH, PROTOCOL_VERSIONS, rawPing, startFixture, text, waitFor, within, type Fixture } from './fixture.js';
+import { AUTH, PROTOCOL_VERSIONS, rawPing, recordingFetch, sleep, startFixture, text, waitFor, within, type Exchange, type Fixture } from './fixture.js';
 
 const FULL_CAPABILITIES: ClientCapabilities = { elicitation: {}, sampling: {}, roots: { listChanged: true } };
 
 interface Connected {
   client: Client;
   transport: StreamableHTTPClientTransport;
+  /** Every HTTP exchange the client's transport made. */
+  exchanges: Exchange[];
 }
 
 let fixture: Fixture;
 const open: Connected[] = [];
 
-async function connect(options: { capabilities?: ClientCapabilities; supportedProtocolVersions?: string[] } = {}): Promise<Connected> {
-  const client = new Client(
-    { name: 'interop-v2', version: '0.0.1' },
-    { capabilities: options.capabilities ?? {}, ...(options.supportedProtocolVersions ? { supportedProtocolVersions: options.supportedProtocolVersions } : {}) },
-  );
-  const transport = new StreamableHTTPClientTransport(fixture.url);
+/** Connects a v2 client; `options` are the client's own constructor options. */
+async function connect(options: ClientOptions = {}, setup?: (client: Client) => void): Promise<Connected> {
+  const client = new Client({ name: 'interop-v2', version: '0.0.1' }, { capabilities: {}, ...options });
+  setup?.(client);
+  const exchanges: Exchange[] = [];
+  const transport = new StreamableHTTPClientTransport(fixture.url, { fetch: recordingFetch(exchanges) });
   await client.connect(transport);
-  const connected = { client, transport };
+  const connected = { client, transport, exchanges };
   open.push(connected);
   return connected;
 }
 
-async function startWith(options: { auth?: boolean } = {}): Promise<void> {
+async function startWith(options: Parameters<typeof startFixture>[0] = {}): Promise<void> {
   fixture = await startFixture(options);
 }
 
@@ -42,7 +54,7 @@ describe('sdk v2 client', () => {
   beforeEach(() => startWith());
 
   test('connects: initialize negotiates the latest version and reports server info, capabilities and instructions', async () => {
-    const { client, transport } = await connect();
+    const { client, transport, exchanges } = await connect();
     expect(client.getProtocolEra()).toBe('legacy');
     expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
     expect(transport.protocolVersion).toBe('2025-11-25');
@@ -51,6 +63,12 @@ describe('sdk v2 client', () => {
     expect(client.getInstructions()).toBe('Interop test server');
     expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, resources: {}, prompts: { listChanged: true }, logging: {}, completions: {} });
     await expect(client.ping()).resolves.toEqual({});
+    await waitFor(() => exchanges.some((exchange) => exchange.method === 'GET'), 'the client to open its GET stream');
+    const sse = expect.stringMatching(/^text\/event-stream/);
+    expect(exchanges.find((exchange) => exchange.rpc === 'initialize')).toMatchObject({ method: 'POST', status: 200, contentType: sse });
+    expect(exchanges.find((exchange) => exchange.rpc === 'notifications/initialized')).toMatchObject({ method: 'POST', status: 202 });
+    expect(exchanges.find((exchange) => exchange.rpc === 'ping')).toMatchObject({ method: 'POST', status: 200, contentType: sse });
+    expect(exchanges.find((exchange) => exchange.method === 'GET')).toMatchObject({ status: 200, contentType: sse });
   });
 
   test('lists tools with their JSON Schemas and calls sum', async () => {
@@ -214,6 +232,9 @@ describe('sdk v2 client', () => {
     const withoutOptional = await client.getPrompt({ name: 'review', arguments: { code: 'x' } });
     expect(withoutOptional.messages[0].content).toEqual({ type: 'text', text: 'Please review this code:\nx' });
     await expect(client.getPrompt({ name: 'review', arguments: {} })).rejects.toThrow(/code/);
+    const error = await client.getPrompt({ name: 'review', arguments: {} }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as { code: number }).code).toBe(-32602);
   });
 
   test('completes a prompt argument and a template variable (completion/complete)', async () => {
@@ -242,13 +263,9 @@ describe('sdk v2 client', () => {
 
   test('listChanged option: the client refreshes its tool list by itself on list_changed', async () => {
     const refreshed: string[][] = [];
-    const client = new Client(
-      { name: 'interop-v2', version: '0.0.1' },
-      { listChanged: { tools: { onChanged: (error, tools) => (error ? refreshed.push(['error: ' + error.message]) : refreshed.push((tools ?? []).map((tool) => tool.name))) } } },
-    );
-    const transport = new StreamableHTTPClientTransport(fixture.url);
-    await client.connect(transport);
-    open.push({ client, transport });
+    await connect({
+      listChanged: { tools: { onChanged: (error, tools) => (error ? refreshed.push(['error: ' + error.message]) : refreshed.push((tools ?? []).map((tool) => tool.name))) } },
+    });
     await waitFor(() => fixture.gets() > 0, 'the client to open its GET stream');
     await new Promise((resolve) => setTimeout(resolve, 50));
     fixture.server.tool('late', { description: 'Added at runtime' }, () => ({ content: [] }));
@@ -274,6 +291,50 @@ describe('sdk v2 client', () => {
     expect(text(after)).toBe('2');
   });
 
+  test('subscribes to a resource and receives notifications/resources/updated for it only', async () => {
+    const { client } = await connect();
+    const updated: string[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
+      updated.push(notification.params.uri);
+    });
+    await waitFor(() => fixture.gets() > 0, 'the client to open its GET stream');
+    await sleep(50);
+    await client.subscribeResource({ uri: 'file:///project/README.md' });
+    fixture.server.notifyResourceUpdated('greeting://nobody');
+    fixture.server.notifyResourceUpdated('file:///project/README.md');
+    await waitFor(() => updated.length >= 1, 'notifications/resources/updated');
+    await sleep(50);
+    expect(updated).toEqual(['file:///project/README.md']);
+    await client.unsubscribeResource({ uri: 'file:///project/README.md' });
+    fixture.server.notifyResourceUpdated('file:///project/README.md');
+    await sleep(100);
+    expect(updated).toEqual(['file:///project/README.md']);
+  });
+
+  test('concurrent calls on one session each get their own answer', async () => {
+    const { client } = await connect();
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => client.callTool({ name: 'sum', arguments: { a: i, b: 100 } })));
+    expect(results.map(text)).toEqual(Array.from({ length: 10 }, (_, i) => String(i + 100)));
+  });
+
+  test('two sessions each receive list_changed on their own GET stream', async () => {
+    const first = await connect();
+    const second = await connect();
+    expect(first.transport.sessionId).not.toBe(second.transport.sessionId);
+    const counts = [0, 0];
+    for (const [index, { client }] of [first, second].entries()) {
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
+        counts[index]++;
+      });
+    }
+    await waitFor(() => fixture.gets() >= 2, 'both clients to open their GET streams');
+    await sleep(50);
+    fixture.server.tool('late', { description: 'Added at runtime' }, () => ({ content: [] }));
+    await waitFor(() => counts[0] > 0 && counts[1] > 0, 'list_changed on both sessions');
+    await sleep(50);
+    expect(counts).toEqual([1, 1]);
+  });
+
   test('close: terminateSession sends DELETE, after which the session id answers 404', async () => {
     const { client, transport } = await connect();
     const sessionId = transport.sessionId!;
@@ -284,6 +345,72 @@ describe('sdk v2 client', () => {
     expect(after.status).toBe(404);
     expect(JSON.parse(after.body)).toMatchObject({ jsonrpc: '2.0', id: 'raw-ping', error: { code: -32001 } });
     await client.close();
+  });
+});
+
+describe('sdk v2 client against enableJsonResponse: true', () => {
+  beforeEach(() => startWith({ jsonResponse: true }));
+
+  test('initialize, list and call tools, invalid arguments, close', async () => {
+    const { client, transport, exchanges } = await connect();
+    expect(client.getServerVersion()).toEqual({ name: 'interop-fixture', version: '1.2.3' });
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('sum');
+    expect(text(await client.callTool({ name: 'sum', arguments: { a: 4, b: 5 } }))).toBe('9');
+    const invalid = await client.callTool({ name: 'sum', arguments: { a: 4 } });
+    expect(invalid.isError).toBe(true);
+    const stats = await client.callTool({ name: 'stats', arguments: { values: [2, 4] } });
+    expect(stats.structuredContent).toEqual({ count: 2, total: 6, mean: 3 });
+    const answers = exchanges.filter((exchange) => exchange.method === 'POST' && exchange.rpc !== undefined && !exchange.rpc.startsWith('notifications/'));
+    expect(answers.map((exchange) => exchange.rpc)).toEqual(['initialize', 'tools/list', 'tools/call', 'tools/call', 'tools/call']);
+    for (const exchange of answers) expect(exchange).toMatchObject({ status: 200, contentType: expect.stringMatching(/^application\/json/) });
+    const sessionId = transport.sessionId!;
+    await transport.terminateSession();
+    expect((await rawPing(fixture.url, sessionId, '2025-11-25')).status).toBe(404);
+  });
+
+  test('progress and elicitation still reach the client (the response falls back to SSE)', async () => {
+    const { client, exchanges } = await connect({ capabilities: FULL_CAPABILITIES });
+    const updates: Progress[] = [];
+    const result = await client.callTool({ name: 'progress', arguments: { steps: 2 } }, { onprogress: (progress) => updates.push(progress) });
+    expect(text(result)).toBe('did 2 steps');
+    await waitFor(() => updates.length >= 2, 'progress notifications');
+    client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { name: 'Grace' } }));
+    expect(text(await client.callTool({ name: 'ask-name', arguments: {} }))).toBe('accept:Grace');
+    const calls = exchanges.filter((exchange) => exchange.rpc === 'tools/call');
+    expect(calls).toEqual([
+      expect.objectContaining({ status: 200, contentType: expect.stringMatching(/^text\/event-stream/) }),
+      expect.objectContaining({ status: 200, contentType: expect.stringMatching(/^text\/event-stream/) }),
+    ]);
+  });
+});
+
+describe('sdk v2 client against legacySessions: false (2025-era requests served without sessions)', () => {
+  beforeEach(() => startWith({ legacySessions: false }));
+
+  test('initializes without a session id and calls tools with progress; the GET stream is refused with 405', async () => {
+    const { client, transport, exchanges } = await connect();
+    expect(transport.sessionId).toBeUndefined();
+    expect(transport.protocolVersion).toBe('2025-11-25');
+    expect(client.getServerVersion()).toEqual({ name: 'interop-fixture', version: '1.2.3' });
+    await client.listTools();
+    expect(text(await client.callTool({ name: 'sum', arguments: { a: 2, b: 3 } }))).toBe('5');
+    expect((await client.callTool({ name: 'stats', arguments: { values: [2, 4] } })).structuredContent).toEqual({ count: 2, total: 6, mean: 3 });
+    const updates: Progress[] = [];
+    expect(text(await client.callTool({ name: 'progress', arguments: { steps: 2 } }, { onprogress: (progress) => updates.push(progress) }))).toBe('did 2 steps');
+    await waitFor(() => updates.length >= 2, 'progress notifications');
+    await waitFor(() => exchanges.some((exchange) => exchange.method === 'GET'), 'the client to try its GET stream');
+    expect(exchanges.find((exchange) => exchange.method === 'GET')).toMatchObject({ status: 405 });
+    await transport.terminateSession(); // no session id: nothing to delete
+    expect(exchanges.some((exchange) => exchange.method === 'DELETE')).toBe(false);
+  });
+
+  // 2025-era clients served without sessions get JSON-RPC errors in a 200 reply, as with sessions.
+  test('a JSON-RPC error reaches the client as a JSON-RPC error, as it does with sessions', async () => {
+    const { client } = await connect();
+    const error = await client.getPrompt({ name: 'review', arguments: {} }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as { code: number }).code).toBe(-32602);
   });
 });
 
@@ -314,5 +441,155 @@ describe.each(PROTOCOL_VERSIONS)('sdk v2 client supporting only %s', (version) =
     const sessionId = transport.sessionId!;
     await transport.terminateSession();
     expect((await rawPing(fixture.url, sessionId, version)).status).toBe(404);
+  });
+});
+
+const PINNED: ClientOptions = { versionNegotiation: { mode: { pin: '2026-07-28' } } };
+
+/** Registers answers for the three kinds of server→client request (2026-07-28: fulfilled from input_required). */
+function answerServerRequests(client: Client): void {
+  client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { name: 'Ada' } }));
+  client.setRequestHandler('sampling/createMessage', () => ({ model: 'test-model', role: 'assistant', content: { type: 'text', text: 'Autumn moonlight' } }));
+  client.setRequestHandler('roots/list', () => ({ roots: [{ uri: 'file:///home/user/project', name: 'project' }] }));
+}
+
+describe('sdk v2 client negotiating 2026-07-28 (stateless era)', () => {
+  beforeEach(() => startWith());
+
+  test("pinned to 2026-07-28: server/discover selects the modern era, with no initialize and no session", async () => {
+    const { client, transport, exchanges } = await connect(PINNED);
+    expect(client.getProtocolEra()).toBe('modern');
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(transport.sessionId).toBeUndefined();
+    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, resources: {}, prompts: { listChanged: true } });
+    expect(client.getDiscoverResult()?.supportedVersions).toEqual(expect.arrayContaining(['2026-07-28', '2025-11-25']));
+    expect(exchanges.map((exchange) => `${exchange.method} ${exchange.rpc} ${exchange.status}`)).toEqual(['POST server/discover 200']);
+    expect(text(await client.callTool({ name: 'sum', arguments: { a: 2, b: 3 } }))).toBe('5');
+    expect(fixture.gets()).toBe(0);
+  });
+
+  test("'auto' negotiation probes and picks 2026-07-28 as well", async () => {
+    const { client } = await connect({ versionNegotiation: { mode: 'auto' } });
+    expect(client.getProtocolEra()).toBe('modern');
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(text(await client.callTool({ name: 'sum', arguments: { a: 20, b: 22 } }))).toBe('42');
+  });
+
+  test('tools: list, call, invalid arguments and structuredContent', async () => {
+    const { client, exchanges } = await connect(PINNED);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['ask-name', 'haiku', 'log', 'progress', 'roots', 'stats', 'sum', 'wait', 'whoami']);
+    expect(text(await client.callTool({ name: 'sum', arguments: { a: 2, b: 3 } }))).toBe('5');
+    const invalid = await client.callTool({ name: 'sum', arguments: { a: 'two', b: 3 } });
+    expect(invalid.isError).toBe(true);
+    expect(text(invalid)).toMatch(/Invalid arguments for tool sum: a/);
+    const stats = await client.callTool({ name: 'stats', arguments: { values: [1, 2, 3, 6] } });
+    expect(stats.structuredContent).toEqual({ count: 4, total: 12, mean: 3 });
+    for (const exchange of exchanges.filter((e) => e.rpc === 'tools/call')) {
+      expect(exchange).toMatchObject({ status: 200, contentType: expect.stringMatching(/^application\/json/) });
+    }
+  });
+
+  test('progress notifications stream back on the request (SSE)', async () => {
+    const { client, exchanges } = await connect(PINNED);
+    const updates: Progress[] = [];
+    const result = await client.callTool({ name: 'progress', arguments: { steps: 3 } }, { onprogress: (progress) => updates.push(progress) });
+    expect(text(result)).toBe('did 3 steps');
+    await waitFor(() => updates.length >= 3, 'three progress notifications');
+    expect(updates.map((update) => update.progress)).toEqual([1, 2, 3]);
+    expect(exchanges.find((e) => e.rpc === 'tools/call')).toMatchObject({ status: 200, contentType: expect.stringMatching(/^text\/event-stream/) });
+  });
+
+  test('log messages at the level the request _meta asks for, and none without one', async () => {
+    const { client } = await connect(PINNED);
+    const messages: LoggingMessageNotificationParams[] = [];
+    client.setNotificationHandler('notifications/message', (notification) => {
+      messages.push(notification.params);
+    });
+    await expect(client.setLoggingLevel('info')).rejects.toThrow(/logging\/setLevel/); // removed in 2026-07-28
+    expect(text(await client.callTool({ name: 'log', arguments: {} }))).toBe('logged');
+    await sleep(50);
+    expect(messages).toEqual([]);
+    expect(text(await client.callTool({ name: 'log', arguments: {}, _meta: { [LOG_LEVEL_META_KEY]: 'info' } }))).toBe('logged');
+    await waitFor(() => messages.length >= 2, 'two log messages');
+    await sleep(50);
+    expect(messages).toEqual([
+      { level: 'info', logger: 'interop', data: { note: 'an info message' } },
+      { level: 'error', data: 'an error message' },
+    ]);
+  });
+
+  test('elicitation, sampling and roots: input_required rounds the client fulfils with its handlers', async () => {
+    const { client, exchanges } = await connect({ ...PINNED, capabilities: FULL_CAPABILITIES }, answerServerRequests);
+    expect(text(await client.callTool({ name: 'ask-name', arguments: {} }))).toBe('accept:Ada');
+    expect(text(await client.callTool({ name: 'haiku', arguments: { topic: 'the moon' } }))).toBe('test-model|assistant|Autumn moonlight');
+    expect(text(await client.callTool({ name: 'roots', arguments: {} }))).toBe('project=file:///home/user/project');
+    // Each call took two rounds: input_required, then the retry carrying the answers.
+    expect(exchanges.filter((exchange) => exchange.rpc === 'tools/call')).toHaveLength(6);
+  });
+
+  test('resources, prompts and completion', async () => {
+    const { client } = await connect(PINNED);
+    expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual(['file:///project/README.md']);
+    expect((await client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)).toEqual(['greeting://{name}']);
+    expect((await client.readResource({ uri: 'file:///project/README.md' })).contents).toEqual([
+      { uri: 'file:///project/README.md', mimeType: 'text/markdown', text: '# Interop\nHello from a static resource.' },
+    ]);
+    expect((await client.readResource({ uri: 'greeting://world' })).contents).toEqual([{ uri: 'greeting://world', mimeType: 'text/plain', text: 'Hello, world!' }]);
+    await expect(client.readResource({ uri: 'nothing://here' })).rejects.toThrow(/Resource not found/);
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['review']);
+    const prompt = await client.getPrompt({ name: 'review', arguments: { code: 'print(1)', language: 'python' } });
+    expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Please review this python:\nprint(1)' } }]);
+    await expect(client.getPrompt({ name: 'review', arguments: {} })).rejects.toThrow(/code/);
+    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'language', value: 'p' } });
+    expect(completion.completion).toEqual({ values: ['python', 'perl'], total: 2, hasMore: false });
+  });
+
+  test('notifications/tools/list_changed through subscriptions/listen', async () => {
+    const { client } = await connect(PINNED);
+    let changed = 0;
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      changed++;
+    });
+    const subscription = await client.listen({ toolsListChanged: true });
+    expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
+    fixture.server.tool('late', { description: 'Added at runtime', inputSchema: { x: z.string() } }, ({ x }) => ({ content: [{ type: 'text', text: x.toUpperCase() }] }));
+    await waitFor(() => changed > 0, 'notifications/tools/list_changed');
+    expect(text(await client.callTool({ name: 'late', arguments: { x: 'hi' } }))).toBe('HI');
+    await subscription.close();
+    await expect(subscription.closed).resolves.toBe('local');
+  });
+
+  test('listChanged option: the client opens the subscription and refreshes its tool list by itself', async () => {
+    const refreshed: string[][] = [];
+    const { client } = await connect({ ...PINNED, listChanged: { tools: { onChanged: (_error, tools) => refreshed.push((tools ?? []).map((tool) => tool.name)) } } });
+    expect(client.autoOpenedSubscription).toBeDefined();
+    fixture.server.tool('late', { description: 'Added at runtime' }, () => ({ content: [] }));
+    await waitFor(() => refreshed.length > 0, 'the listChanged onChanged callback', 10_000);
+    expect(refreshed[0]).toContain('late');
+  });
+
+  test('cancellation: aborting the call fires the handler ctx.signal', async () => {
+    const { client } = await connect(PINNED);
+    const controller = new AbortController();
+    const settled = client.callTool({ name: 'wait', arguments: {} }, { signal: controller.signal }).then(
+      () => 'resolved',
+      (error: Error) => error,
+    );
+    await within(fixture.waitStarted.promise, 5000, 'the wait tool to start');
+    controller.abort('the user gave up');
+    expect(await settled).toBeInstanceOf(Error);
+    await within(fixture.waitAborted.promise, 5000, 'the server handler ctx.signal to fire');
+    expect(text(await client.callTool({ name: 'sum', arguments: { a: 1, b: 1 } }))).toBe('2');
+  });
+});
+
+describe('sdk v2 client negotiating 2026-07-28 with app-level auth middleware', () => {
+  beforeEach(() => startWith({ auth: true }));
+
+  test('a tool sees req.auth as ctx.authInfo', async () => {
+    const { client } = await connect(PINNED);
+    expect(JSON.parse(text(await client.callTool({ name: 'whoami', arguments: {} })))).toEqual({ token: AUTH.token, clientId: AUTH.clientId, scopes: AUTH.scopes });
+    expect(fixture.seenAuth).toEqual([AUTH]);
   });
 });
