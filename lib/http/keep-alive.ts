@@ -28,15 +28,16 @@ export class KeepAliveTicker {
   }
 
   untrack(tracked: Tracked | undefined): void {
-    if (!tracked) return;
-    this.open.delete(tracked);
-    if (this.open.size === 0 && this.timer) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
+    if (tracked) this.open.delete(tracked);
   }
 
   private tick(): void {
+    // The timer stops itself once idle, rather than in untrack: a busy server would otherwise make a timer per request.
+    if (this.open.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      return;
+    }
     const now = Date.now();
     for (const tracked of this.open) {
       if (now - tracked.lastWrite >= this.interval && !tracked.res.writableEnded) {

@@ -82,6 +82,15 @@ export function parseMessage(value: unknown): ParsedMessage | string {
     return 'a JSON-RPC message must be a JSON object';
   }
   const candidate = value as Record<string, unknown>;
+  // Fast path for the shapes almost every request has; zod (below) decides everything else and words the error.
+  if (candidate.jsonrpc === '2.0' && typeof candidate.method === 'string') {
+    const params = candidate.params;
+    if (params === undefined || (params !== null && typeof params === 'object' && !Array.isArray(params))) {
+      if (!('id' in candidate)) return { kind: 'notification', message: candidate as unknown as JsonRpcNotification };
+      const id = candidate.id;
+      if (typeof id === 'string' || Number.isInteger(id)) return { kind: 'request', message: candidate as unknown as JsonRpcRequest };
+    }
+  }
   if ('method' in candidate) {
     if ('id' in candidate) {
       const parsed = JsonRpcRequestSchema.safeParse(candidate);

@@ -114,6 +114,8 @@ export class LocalSession implements ClientView {
       if (!stream.completed) continue;
       const expired = now - stream.completedAt >= this.settings.completedStreamTtl;
       if (expired || (overCapacity && this.streams.size > this.settings.maxRetainedStreams)) this.streams.delete(index);
+      // Streams are in creation order, so past the first live one the rest are newer: stop scanning.
+      else if (overCapacity) break;
     }
   }
 

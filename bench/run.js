@@ -1,0 +1,552 @@
+#!/usr/bin/env node
+// Throughput of a tools/call through mcp-express, the official SDK and bare Express, side by side.
+//
+//   npm run build && npm run bench
+//   node bench/run.js --duration 5 --warmup 2 --rounds 2 --connections 10 --targets mcp-express,express-bare
+//   node bench/run.js --profile mcp-express        # CPU profile of one target (see bench/README.md)
+//
+// Every target runs in its own child process (bench/server.js) on 127.0.0.1:<free port>; this process drives
+// it with autocannon. Runs are interleaved (A B C D, A B C D, ...) and reported as ratios to express-bare,
+// because the machines are shared and noisy. Any non-2xx, socket error, timeout or wrong body fails the run.
+'use strict';
+
+const { fork, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const autocannon = require('autocannon');
+const { TARGETS, BASELINE, PROTOCOL_VERSION } = require('./targets.js');
+const { summarizeProfile, printProfileSummary } = require('./profile-summary.js');
+
+const root = path.join(__dirname, '..');
+const resultsDir = path.join(__dirname, 'results');
+
+// ---------------------------------------------------------------------------------------------- options
+
+function readOptions() {
+  const env = process.env;
+  const { values } = parseArgs({
+    options: {
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      rounds: { type: 'string' },
+      connections: { type: 'string' },
+      pipelining: { type: 'string' },
+      targets: { type: 'string' },
+      'max-seconds': { type: 'string' },
+      out: { type: 'string' },
+      profile: { type: 'string' },
+      'profile-interval': { type: 'string' },
+      'alt-dist': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(
+      [
+        'usage: node bench/run.js [options]      (each option also reads an env var)',
+        '  --duration <s>        measured seconds per run                BENCH_DURATION     (5)',
+        '  --warmup <s>          unmeasured seconds before each run      BENCH_WARMUP       (2)',
+        '  --rounds <n>          interleaved rounds                      BENCH_ROUNDS       (2)',
+        '  --connections <n>     autocannon connections                  BENCH_CONNECTIONS  (10)',
+        '  --pipelining <n>      autocannon pipelining                   BENCH_PIPELINING   (1)',
+        `  --targets <a,b>       subset of: ${TARGETS.map((t) => t.name).join(', ')}   BENCH_TARGETS`,
+        '  --max-seconds <s>     hard limit for the whole run            BENCH_MAX_SECONDS  (derived)',
+        '  --out <file>          JSON results                            BENCH_OUT          (bench/results/latest.json)',
+        '  --profile <target>    CPU-profile one target instead (--cpu-prof in its process)  BENCH_PROFILE',
+        '  --profile-interval <us>  sampling interval of --profile       BENCH_PROFILE_INTERVAL (100)',
+        '  --alt-dist <dir>      another CommonJS build of mcp-express (e.g. a patched copy): adds the',
+        '                        targets mcp-express-alt and mcp-express-json-alt      BENCH_ALT_DIST',
+      ].join('\n'),
+    );
+    process.exit(0);
+  }
+  const num = (flag, name, fallback, min) => {
+    const raw = values[flag] ?? env[name];
+    const value = raw === undefined || raw === '' ? fallback : Number(raw);
+    if (!Number.isFinite(value) || value < min) throw new Error(`--${flag} (${name}) must be a number >= ${min}, got ${raw}`);
+    return value;
+  };
+  const options = {
+    duration: num('duration', 'BENCH_DURATION', 5, 1),
+    warmup: num('warmup', 'BENCH_WARMUP', 2, 0),
+    rounds: Math.floor(num('rounds', 'BENCH_ROUNDS', 2, 1)),
+    connections: Math.floor(num('connections', 'BENCH_CONNECTIONS', 10, 1)),
+    pipelining: Math.floor(num('pipelining', 'BENCH_PIPELINING', 1, 1)),
+    out: path.resolve(values.out ?? env.BENCH_OUT ?? path.join(resultsDir, 'latest.json')),
+    profile: values.profile ?? env.BENCH_PROFILE,
+    profileInterval: Math.floor(num('profile-interval', 'BENCH_PROFILE_INTERVAL', 100, 10)),
+    altDist: values['alt-dist'] ?? env.BENCH_ALT_DIST,
+  };
+  if (options.altDist) {
+    options.altDist = path.resolve(options.altDist);
+    if (!fs.existsSync(path.join(options.altDist, 'index.js'))) throw new Error(`--alt-dist ${options.altDist} has no index.js (give a dist/cjs directory)`);
+  }
+  const wanted = (values.targets ?? env.BENCH_TARGETS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const name of [...wanted, ...(options.profile ? [options.profile] : [])]) {
+    const target = TARGETS.find((t) => t.name === name);
+    if (!target) throw new Error(`unknown target "${name}"; targets: ${TARGETS.map((t) => t.name).join(', ')}`);
+    if (target.alt && !options.altDist) throw new Error(`target ${name} needs --alt-dist <dir> (or BENCH_ALT_DIST)`);
+  }
+  if (options.profile) {
+    options.targets = TARGETS.filter((t) => t.name === options.profile);
+    options.rounds = 1;
+  } else {
+    const names = wanted.length ? new Set([BASELINE, ...wanted]) : undefined; // ratios need the baseline
+    options.targets = TARGETS.filter((t) => (names ? names.has(t.name) : !t.alt || options.altDist));
+  }
+  const perRun = options.warmup + options.duration + 5;
+  const derived = options.targets.length * (options.rounds * perRun + 10) + 30;
+  options.maxSeconds = num('max-seconds', 'BENCH_MAX_SECONDS', Math.ceil(derived), 10);
+  return options;
+}
+
+// ---------------------------------------------------------------------------------------------- build
+
+function ensureBuilt() {
+  const entry = path.join(root, 'dist/cjs/index.js');
+  if (!fs.existsSync(entry)) {
+    console.log('dist/cjs is missing: running node scripts/build.js');
+    execFileSync(process.execPath, [path.join(root, 'scripts/build.js')], { cwd: root, stdio: 'inherit' });
+    return;
+  }
+  const built = fs.statSync(entry).mtimeMs;
+  const newer = newestFile(path.join(root, 'lib'));
+  if (newer && newer.mtimeMs > built) {
+    console.warn(`warning: ${path.relative(root, newer.file)} is newer than dist/cjs; run \`npm run build\` to bench the current sources.`);
+  }
+}
+
+function newestFile(dir) {
+  let newest;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    const candidate = entry.isDirectory() ? newestFile(file) : { file, mtimeMs: fs.statSync(file).mtimeMs };
+    if (candidate && (!newest || candidate.mtimeMs > newest.mtimeMs)) newest = candidate;
+  }
+  return newest;
+}
+
+// ---------------------------------------------------------------------------------------------- children
+
+const children = new Set();
+
+function startServer(target, options, execArgv = []) {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(__dirname, 'server.js'), [target.name], {
+      cwd: root,
+      execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, NODE_ENV: 'production', BENCH_ALT_DIST: options.altDist ?? '' },
+    });
+    children.add(child);
+    const timer = setTimeout(() => fail(new Error(`${target.name}: the server did not start within 20 s`)), 20_000);
+    const fail = (error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(error);
+    };
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      clearTimeout(timer);
+      reject(new Error(`${target.name}: the server exited (code ${code}, signal ${signal})`));
+    });
+    child.on('message', (message) => {
+      if (message && message.type === 'usage') child.emit('usage', message);
+      if (message && message.type === 'ready') {
+        clearTimeout(timer);
+        resolve({ child, port: message.port, url: `http://127.0.0.1:${message.port}/mcp` });
+      }
+    });
+  });
+}
+
+/** Asks the child to exit cleanly (so --cpu-prof writes its file); kills it after 5 s. */
+function stopServer(server) {
+  const { child } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      children.delete(child);
+      resolve();
+    });
+    if (child.connected) child.send({ type: 'stop' });
+    else child.kill('SIGTERM');
+  });
+}
+
+let usageSeq = 0;
+
+/** The server process's CPU time (µs, user + system) and heap, asked over IPC. */
+function usage(server) {
+  const seq = ++usageSeq;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the server did not report its CPU usage')), 5000);
+    const onUsage = (message) => {
+      if (message.seq !== seq) return;
+      clearTimeout(timer);
+      server.child.off('usage', onUsage);
+      resolve({ cpu: message.cpu.user + message.cpu.system, heapUsed: message.heapUsed });
+    };
+    server.child.on('usage', onUsage);
+    server.child.send({ type: 'usage', seq });
+  });
+}
+
+function killAll() {
+  for (const child of children) child.kill('SIGKILL');
+  children.clear();
+}
+
+// ---------------------------------------------------------------------------------------------- MCP client bits
+
+const callBody = (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"sum","arguments":{"a":2,"b":3}}}`;
+
+/** The body is the tool's result "5", not an error (in JSON or in an SSE `data:` line). */
+function isSumResult(body) {
+  return body.includes('"text":"5"') && !body.includes('"error"') && !body.includes('"isError":true');
+}
+
+/** The JSON-RPC messages of a response body, whether it is JSON or an SSE stream. */
+function messagesOf(contentType, body) {
+  if ((contentType || '').startsWith('text/event-stream')) {
+    return body
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trim())
+      .filter(Boolean)
+      .map((data) => JSON.parse(data));
+  }
+  return body ? [JSON.parse(body)] : [];
+}
+
+async function post(url, headers, body) {
+  const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text };
+}
+
+/**
+ * Opens one MCP session the way a client does (initialize, then notifications/initialized) and returns the
+ * headers every tools/call will carry. The bare target gets the same headers minus the session id.
+ */
+async function prepareClient(target, url) {
+  const headers = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': PROTOCOL_VERSION,
+  };
+  if (!target.mcp) return headers;
+  const init = await post(url, { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, JSON.stringify({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1.0.0' } },
+  }));
+  if (init.status !== 200) throw new Error(`${target.name}: initialize answered ${init.status}: ${init.text.slice(0, 300)}`);
+  const initResult = messagesOf(init.headers.get('content-type'), init.text).find((m) => m.id === 0);
+  if (!initResult?.result?.protocolVersion) throw new Error(`${target.name}: initialize gave no result: ${init.text.slice(0, 300)}`);
+  const sessionId = init.headers.get('mcp-session-id');
+  if (sessionId) headers['Mcp-Session-Id'] = sessionId;
+  const initialized = await post(url, headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  if (initialized.status !== 202) throw new Error(`${target.name}: notifications/initialized answered ${initialized.status}: ${initialized.text.slice(0, 300)}`);
+  return headers;
+}
+
+/** One tools/call by hand before any load: never benchmark an error path. */
+async function verifyTarget(target, url, headers) {
+  const call = await post(url, headers, callBody(1));
+  const contentType = call.headers.get('content-type') || '';
+  if (call.status < 200 || call.status > 299 || !isSumResult(call.text)) {
+    throw new Error(`${target.name}: tools/call did not answer the sum "5" (status ${call.status}, ${contentType}): ${call.text.slice(0, 400)}`);
+  }
+  const response = messagesOf(contentType, call.text).find((m) => m.id === 1 || target.name === BASELINE);
+  if (!response || response.result?.content?.[0]?.text !== '5') throw new Error(`${target.name}: no JSON-RPC result "5" in: ${call.text.slice(0, 400)}`);
+  return { status: call.status, contentType: contentType.split(';')[0], bytes: Buffer.byteLength(call.text) };
+}
+
+// ---------------------------------------------------------------------------------------------- load
+
+let nextId = 1000;
+/** JSON-RPC ids each connection cycles through: a connection has one request in flight (pipelining 1), so none collide. */
+const IDS_PER_CONNECTION = 64;
+
+/** One autocannon run; latencies are kept at full resolution (autocannon's histogram has 1 ms steps). */
+async function load(server, headers, options, seconds) {
+  const { url } = server;
+  const latencies = [];
+  let badBody;
+  const request = { method: 'POST', path: new URL(url).pathname, headers };
+  // Concurrent calls in a session need distinct JSON-RPC ids (servers track requests by id). With pipelining 1
+  // each connection gets its own prebuilt requests (cheap for the client); otherwise every request is rebuilt.
+  const prebuilt = options.pipelining === 1;
+  const before = await usage(server);
+  const clientBefore = process.cpuUsage();
+  const instance = autocannon({
+    url,
+    connections: options.connections,
+    pipelining: options.pipelining,
+    duration: seconds,
+    timeout: 10,
+    requests: prebuilt ? [{ ...request, body: callBody(0) }] : [{ ...request, setupRequest: (r) => ({ ...r, body: callBody(nextId++) }) }],
+    setupClient: prebuilt
+      ? (client) => {
+          const first = nextId;
+          nextId += IDS_PER_CONNECTION;
+          client.setRequests(Array.from({ length: IDS_PER_CONNECTION }, (_, i) => ({ ...request, body: callBody(first + i) })));
+        }
+      : undefined,
+    verifyBody: (body) => {
+      if (isSumResult(body)) return true;
+      badBody ??= body;
+      return false;
+    },
+  });
+  instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+  const result = await instance;
+  const client = process.cpuUsage(clientBefore);
+  const after = await usage(server);
+  latencies.sort((a, b) => a - b);
+  const total = result.requests.total;
+  return {
+    reqPerSec: total / result.duration,
+    total,
+    duration: result.duration,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    /** Server CPU (user + system) per completed request: steadier than req/s when the machine is shared. */
+    cpuUsPerReq: (after.cpu - before.cpu) / Math.max(1, total),
+    /** Server CPU seconds per wall second: ~1 means the server process was the bottleneck. */
+    serverCpuLoad: (after.cpu - before.cpu) / 1e6 / result.duration,
+    heapUsedMiB: after.heapUsed / 2 ** 20,
+    /** The load generator's CPU seconds per wall second: near 1 means autocannon, not the server, set the pace. */
+    clientCpuLoad: (client.user + client.system) / 1e6 / result.duration,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    mismatches: result.mismatches,
+    statusCodeStats: result.statusCodeStats,
+    badBody: badBody?.slice(0, 400),
+  };
+}
+
+function percentile(sorted, q) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+function median(values) {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function failures(run) {
+  return run.non2xx + run.errors + run.mismatches;
+}
+
+function assertClean(name, phase, run) {
+  if (failures(run) === 0) return;
+  const detail = [
+    `non-2xx ${run.non2xx}`,
+    `errors ${run.errors} (timeouts ${run.timeouts})`,
+    `wrong bodies ${run.mismatches}`,
+    `status codes ${JSON.stringify(run.statusCodeStats)}`,
+    run.badBody ? `first wrong body: ${run.badBody}` : '',
+  ].filter(Boolean);
+  throw new Error(`${name} (${phase}): failed checks: ${detail.join('; ')}`);
+}
+
+// ---------------------------------------------------------------------------------------------- report
+
+const fmt = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+
+function printTable(summary) {
+  const rows = [['target', 'req/s (median)', 'p50 ms', 'p99 ms', `ratio to ${BASELINE}`, 'same-round ratios', 'CPU µs/req', 'CPU ratio', 'answer']];
+  for (const s of summary) {
+    const range = s.roundRatios.length > 1 ? `${fmt(Math.min(...s.roundRatios), 2)}-${fmt(Math.max(...s.roundRatios), 2)}` : fmt(s.roundRatios[0], 2);
+    rows.push([
+      s.target,
+      fmt(s.reqPerSec),
+      fmt(s.p50, 2),
+      fmt(s.p99, 2),
+      s.target === BASELINE ? '1.00' : `${fmt(s.ratio, 2)} (${fmt(s.ratio * 100, 0)} %)`,
+      s.target === BASELINE ? '' : `${fmt(s.pairedRatio, 2)} (${range})`,
+      fmt(s.cpuUsPerReq, 1),
+      fmt(s.cpuRatio, 2),
+      s.contentType,
+    ]);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  const line = (row) => row.map((cell, i) => (i === 0 || i === 5 || i === 8 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  console.log('');
+  console.log(line(rows[0]));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const row of rows.slice(1)) console.log(line(row));
+  console.log('');
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model,
+    totalMemGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
+    loadavg: os.loadavg().map((l) => +l.toFixed(2)),
+    platform: `${os.platform()} ${os.release()}`,
+    node: process.version,
+  };
+}
+
+function versions() {
+  const version = (name) => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    'mcp-express': require(path.join(root, 'package.json')).version,
+    express: version('express'),
+    '@modelcontextprotocol/sdk': version('@modelcontextprotocol/sdk'),
+    zod: version('zod'),
+    autocannon: version('autocannon'),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- main
+
+async function bench(options) {
+  const started = Date.now();
+  const servers = new Map();
+  for (const target of options.targets) {
+    const server = await startServer(target, options);
+    const headers = await prepareClient(target, server.url);
+    const check = await verifyTarget(target, server.url, headers);
+    servers.set(target.name, { ...server, headers, check });
+    console.log(`${target.name.padEnd(18)} ready on :${server.port}, tools/call answers ${check.status} ${check.contentType} (${check.bytes} bytes)`);
+  }
+  console.log(
+    `\n${options.rounds} round(s) x ${options.targets.length} targets: ${options.warmup} s warm-up + ${options.duration} s measured each, ` +
+      `${options.connections} connections, pipelining ${options.pipelining}`,
+  );
+
+  const runs = [];
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const target of options.targets) {
+      const server = servers.get(target.name);
+      if (options.warmup > 0) assertClean(target.name, `round ${round} warm-up`, await load(server, server.headers, options, options.warmup));
+      const run = await load(server, server.headers, options, options.duration);
+      assertClean(target.name, `round ${round}`, run);
+      runs.push({ round, target: target.name, ...run });
+      console.log(
+        `  round ${round}  ${target.name.padEnd(20)} ${fmt(run.reqPerSec).padStart(7)} req/s  p50 ${fmt(run.p50, 2)} ms  p99 ${fmt(run.p99, 2)} ms  ` +
+          `server CPU ${fmt(run.cpuUsPerReq, 1)} µs/req, CPU load server ${fmt(run.serverCpuLoad, 2)} client ${fmt(run.clientCpuLoad, 2)}`,
+      );
+    }
+  }
+  await Promise.all([...servers.values()].map(stopServer));
+
+  const baselineByRound = new Map(runs.filter((r) => r.target === BASELINE).map((r) => [r.round, r.reqPerSec]));
+  const baseline = median(runs.filter((r) => r.target === BASELINE).map((r) => r.reqPerSec));
+  const baselineCpu = median(runs.filter((r) => r.target === BASELINE).map((r) => r.cpuUsPerReq));
+  const summary = options.targets.map((target) => {
+    const mine = runs.filter((r) => r.target === target.name);
+    const reqPerSec = median(mine.map((r) => r.reqPerSec));
+    return {
+      target: target.name,
+      description: target.description,
+      contentType: servers.get(target.name).check.contentType,
+      reqPerSec,
+      p50: median(mine.map((r) => r.p50)),
+      p99: median(mine.map((r) => r.p99)),
+      ratio: reqPerSec / baseline,
+      cpuUsPerReq: median(mine.map((r) => r.cpuUsPerReq)),
+      /** The baseline's CPU per request over this target's: the throughput ratio if the server alone were the limit. */
+      cpuRatio: baselineCpu / median(mine.map((r) => r.cpuUsPerReq)),
+      serverCpuLoad: median(mine.map((r) => r.serverCpuLoad)),
+      /** Each round's req/s over the baseline's in the same round: how stable the ratio is. */
+      roundRatios: mine.map((r) => r.reqPerSec / baselineByRound.get(r.round)),
+      pairedRatio: median(mine.map((r) => r.reqPerSec / baselineByRound.get(r.round))),
+      rounds: mine.map((r) => r.reqPerSec),
+      requests: mine.reduce((n, r) => n + r.total, 0),
+    };
+  });
+  printTable(summary);
+
+  const report = {
+    date: new Date().toISOString(),
+    machine: machine(),
+    versions: versions(),
+    settings: {
+      duration: options.duration,
+      warmup: options.warmup,
+      rounds: options.rounds,
+      connections: options.connections,
+      pipelining: options.pipelining,
+      protocolVersion: PROTOCOL_VERSION,
+      altDist: options.altDist,
+    },
+    baseline: BASELINE,
+    summary,
+    runs: runs.map(({ badBody, statusCodeStats, ...run }) => run),
+    elapsedSeconds: Math.round((Date.now() - started) / 100) / 10,
+  };
+  fs.mkdirSync(path.dirname(options.out), { recursive: true });
+  fs.writeFileSync(options.out, JSON.stringify(report, null, 2) + '\n');
+  console.log(`results: ${path.relative(process.cwd(), options.out)}`);
+}
+
+async function profile(options) {
+  const target = options.targets[0];
+  const dir = path.join(resultsDir, 'profiles');
+  fs.mkdirSync(dir, { recursive: true });
+  const name = `${target.name}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`;
+  const server = await startServer(target, options, ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`, `--cpu-prof-interval=${options.profileInterval}`]);
+  const headers = await prepareClient(target, server.url);
+  await verifyTarget(target, server.url, headers);
+  if (options.warmup > 0) assertClean(target.name, 'warm-up', await load(server, headers, options, options.warmup));
+  const run = await load(server, headers, options, options.duration);
+  assertClean(target.name, 'profiled run', run);
+  await stopServer(server);
+  const file = path.join(dir, name);
+  console.log(`${target.name} under --cpu-prof: ${fmt(run.reqPerSec)} req/s (slowed by the profiler; not comparable)`);
+  console.log(`profile: ${path.relative(process.cwd(), file)} (open it in Chrome DevTools > Performance, or speedscope)\n`);
+  const own = [path.join(root, 'dist'), ...(options.altDist ? [options.altDist] : [])];
+  printProfileSummary(summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8')), root, own));
+}
+
+async function main() {
+  const options = readOptions();
+  ensureBuilt();
+  const watchdog = setTimeout(() => {
+    console.error(`\nbench: still running after ${options.maxSeconds} s (--max-seconds); giving up.`);
+    killAll();
+    process.exit(1);
+  }, options.maxSeconds * 1000);
+  try {
+    if (options.profile) await profile(options);
+    else await bench(options);
+  } finally {
+    clearTimeout(watchdog);
+    killAll();
+  }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+main().catch((error) => {
+  console.error(`\nbench FAILED: ${error.message}`);
+  killAll();
+  process.exit(1);
+});
