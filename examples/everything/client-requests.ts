@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { ContentBlock, ElicitResult, McpServer } from 'mcp-express';
+import type { ElicitResult, McpServer } from 'mcp-express';
+import { textOf } from './text-of';
 
 /**
  * Tools that ask the client for something mid-call: a model completion (sampling) or user input (elicitation).
@@ -99,11 +100,6 @@ export function registerClientRequestTools(server: McpServer): void {
 }
 
 /** The text of a sampling answer, which may be one block or (with tool use) several. */
-function textOf(content: ContentBlock | ContentBlock[]): string {
-  const blocks = Array.isArray(content) ? content : [content];
-  const texts = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : []));
-  return texts.length > 0 ? texts.join('\n') : '(no text in the answer)';
-}
 
 function describe(result: ElicitResult): string {
   return `action=${result.action}, content=${JSON.stringify(result.content ?? {})}`;

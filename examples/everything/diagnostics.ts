@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { ContentBlock, McpServer } from 'mcp-express';
+import type { McpServer } from 'mcp-express';
+import { textOf } from './text-of';
 
 /**
  * Fixtures the 2026-07-28 conformance scenarios use to probe stateless behaviour: capability checks, no
@@ -47,9 +48,4 @@ export function registerDiagnostics(server: McpServer): void {
     },
     ({ region }) => ({ content: [{ type: 'text', text: `region=${region}` }] }),
   );
-}
-
-function textOf(content: ContentBlock | ContentBlock[]): string {
-  const first = Array.isArray(content) ? content[0] : content;
-  return first?.type === 'text' ? first.text : `[${first?.type ?? 'nothing'}]`;
 }

@@ -1,4 +1,5 @@
-import type { ContentBlock, McpServer } from 'mcp-express';
+import type { McpServer } from 'mcp-express';
+import { textOf } from './text-of';
 
 const confirmRequest = {
   message: 'Please confirm',
@@ -89,9 +90,4 @@ export function registerInputRequiredFixtures(server: McpServer): void {
     );
     return { messages: [{ role: 'user', content: { type: 'text', text: `Prompt with context: ${String(answer.content?.context)}` } }] };
   });
-}
-
-function textOf(content: ContentBlock | ContentBlock[]): string {
-  const first = Array.isArray(content) ? content[0] : content;
-  return first?.type === 'text' ? first.text : `[${first?.type ?? 'nothing'}]`;
 }

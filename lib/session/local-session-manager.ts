@@ -7,12 +7,12 @@ import { negotiateVersion, PRIMING_MIN_VERSION } from '../protocol/versions.js';
 import type { McpServer, ServerEvent } from '../server/mcp-server.js';
 import { InputRequiredSignal } from '../server/input-required.js';
 import { RequestContext } from '../server/request-context.js';
-import type { EventStore, StoredEvent } from '../store/event-store.js';
+import type { EventStore } from '../store/event-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import { LocalSession, type LocalSessionSettings, type SessionRequestChannel } from './local-session.js';
 import type { OutboundStream } from './outbound-stream.js';
-import { SseChannel } from './sse-channel.js';
-import type { SseEvent, SseStream } from './sse-event.js';
+import type { SseStream } from './sse-event.js';
+import { closedStream, replayFromStore } from './store-replay.js';
 import { SessionNotFoundError, type RequestInfo, type SessionManager, type TransportSettings } from './session-manager.js';
 import type { SessionState } from './session-state.js';
 
@@ -386,20 +386,4 @@ export function toErrorResponse(request: JsonRpcRequest, error: unknown, onError
 export function parseLocalEventId(eventId: string): { index: number; seq: number } | undefined {
   const match = /^(\d{1,9})\/(\d{1,15})$/.exec(eventId);
   return match ? { index: Number(match[1]), seq: Number(match[2]) } : undefined;
-}
-
-function closedStream(): SseStream {
-  const channel = new SseChannel();
-  channel.end();
-  return channel;
-}
-
-async function* replayFromStore(store: EventStore, lastEventId: string, onError: (error: unknown) => void): AsyncGenerator<SseEvent> {
-  try {
-    for await (const stored of store.replayEventsAfter(lastEventId) as AsyncIterable<StoredEvent>) {
-      yield { id: stored.id, message: stored.event.message, retry: stored.event.retry };
-    }
-  } catch (error) {
-    onError(error);
-  }
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { McpServer } from '../server/mcp-server.js';
-import type { EventStore, StoredEvent } from '../store/event-store.js';
+import type { EventStore } from '../store/event-store.js';
 import { OutboundStream } from './outbound-stream.js';
 import { SseChannel } from './sse-channel.js';
-import type { SseEvent, SseStream } from './sse-event.js';
+import type { SseStream } from './sse-event.js';
+import { closedStream, replayFromStore } from './store-replay.js';
 import type { RequestInfo, SessionManager, TransportSettings } from './session-manager.js';
 
 export interface NeverSessionManagerOptions {
@@ -68,14 +69,10 @@ export class NeverSessionManager implements SessionManager {
   resumeStateless(lastEventId: string): SseStream {
     const store = this.eventStore;
     const streamId = store?.streamIdOf(lastEventId);
-    if (!store || !streamId) {
-      const closed = new SseChannel();
-      closed.end();
-      return closed;
-    }
+    if (!store || !streamId) return closedStream();
     const local = this.live.get(streamId);
     if (local) return local.resumeFromStore(lastEventId);
-    return replay(store, lastEventId, this.onError);
+    return replayFromStore(store, lastEventId, this.onError);
   }
 
   initializeSession(): Promise<{ sessionId: string; stream: SseStream }> {
@@ -105,15 +102,5 @@ export class NeverSessionManager implements SessionManager {
   async shutdown(): Promise<void> {
     for (const stream of this.live.values()) stream.disconnect();
     this.live.clear();
-  }
-}
-
-async function* replay(store: EventStore, lastEventId: string, onError: (error: unknown) => void): AsyncGenerator<SseEvent> {
-  try {
-    for await (const stored of store.replayEventsAfter(lastEventId) as AsyncIterable<StoredEvent>) {
-      yield { id: stored.id, message: stored.event.message, retry: stored.event.retry };
-    }
-  } catch (error) {
-    onError(error);
   }
 }
