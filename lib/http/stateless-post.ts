@@ -4,9 +4,10 @@ import { errorResponse, parseMessage, type JsonRpcMessage, type JsonRpcRequest }
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../protocol/meta-keys.js';
 import { checkStandardHeaders, hasInvalidHeaderCharacters } from '../protocol/standard-headers.js';
 import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from '../protocol/types.js';
-import { DEFAULT_NEGOTIATED_VERSION, isStatelessEraVersion, SUPPORTED_VERSIONS } from '../protocol/versions.js';
+import { DEFAULT_NEGOTIATED_VERSION, isStatelessEraVersion, PRIMING_MIN_VERSION, STATELESS_ERA_VERSIONS } from '../protocol/versions.js';
 import type { RequestInfo } from '../session/session-manager.js';
 import { SseChannel } from '../session/sse-channel.js';
+import type { SseEvent } from '../session/sse-event.js';
 import { StatelessClient } from '../session/stateless-client.js';
 import { header } from './headers.js';
 import type { ResolvedOptions } from './options.js';
@@ -66,10 +67,15 @@ export async function handleStatelessEraPost(req: Req, res: ServerResponse, o: R
     );
   }
   if (!isStatelessEraVersion(versionHeader)) {
-    return sendError(res, 400, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${versionHeader}`, id, {
-      supported: [...SUPPORTED_VERSIONS],
-      requested: versionHeader,
-    });
+    // Only the versions a request with this envelope can use: session-era versions are served through initialize.
+    return sendError(
+      res,
+      400,
+      ErrorCode.UnsupportedProtocolVersion,
+      `Unsupported protocol version: ${versionHeader}. Requests with a _meta envelope use ${STATELESS_ERA_VERSIONS.join(', ')}; earlier versions start with initialize.`,
+      id,
+      { supported: [...STATELESS_ERA_VERSIONS], requested: versionHeader },
+    );
   }
   if (parsed.kind === 'notification') return sendAccepted(res); // 2026-07-28 defines no client→server notification over HTTP
 
@@ -125,12 +131,14 @@ async function serveStatelessRequest(
   modern: boolean,
   info: RequestInfo,
 ): Promise<void> {
-  const persisted = o.never?.openPersistedStream();
+  const primes = client.protocolVersion >= PRIMING_MIN_VERSION;
+  const persisted = o.never?.openPersistedStream(primes);
   if (persisted) {
     // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
+    // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
     const run = o.stateless.run(request, client, modern, info, (message) => persisted.stream.send(message));
     void run.done.finally(() => o.never!.completePersistedStream(persisted.stream));
-    await writeStream(res, persisted.channel, { keepAlive: o.keepAlive });
+    await writeStatelessReply(res, persisted.channel, 'sse', modern, o, PERSISTED_PRIMING_HOLD_MS);
     return;
   }
   const channel = new SseChannel();
@@ -139,7 +147,7 @@ async function serveStatelessRequest(
   const onClose = () => run.ctx.abort(new Error('The client disconnected'));
   res.once('close', onClose);
   try {
-    await writeStatelessReply(res, channel, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', modern, o);
+    await writeStatelessReply(res, channel, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', modern, o, 0);
   } finally {
     res.off('close', onClose);
     // A disconnect (2026-07-28) cancels; after a complete reply this is a no-op for a finished handler.
@@ -148,34 +156,83 @@ async function serveStatelessRequest(
 }
 
 /**
- * Chooses the reply's shape from its first message: an error answers as JSON (with its own status on 2026-07-28); a final
- * response goes out as JSON in `json`/`auto` mode; anything else (progress first) makes it an SSE stream.
- * In `json` mode notifications are dropped.
+ * How long a persisted reply holds back its priming event waiting for the first message: long enough for an
+ * immediate error to go out as JSON with its status, short enough that a slow handler's client still gets an
+ * id to resume from early.
  */
-async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mode: 'auto' | 'sse' | 'json', modern: boolean, o: ResolvedOptions): Promise<void> {
+const PERSISTED_PRIMING_HOLD_MS = 50;
+
+/**
+ * Chooses the reply's shape from its first message: an error answers as JSON (with its own status on
+ * 2026-07-28); a final response goes out as JSON in `json`/`auto` mode; anything else (progress first) makes it
+ * an SSE stream. In `json` mode notifications are dropped. Priming events wait for that decision, at most
+ * `holdMs` (0: until the first message).
+ */
+async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mode: 'auto' | 'sse' | 'json', modern: boolean, o: ResolvedOptions, holdMs: number): Promise<void> {
+  const held: SseEvent[] = [];
+  const startSse = () => {
+    res.writeHead(200, SSE_HEADERS);
+    for (const event of held) res.write(formatStreamEvent(event));
+  };
+  let pending = channel.next();
+  if (holdMs > 0 && (await settlesWithin(pending, holdMs)) === false) {
+    for (;;) {
+      // Take the priming events that are already queued, then commit to SSE.
+      const next = await pending;
+      if (next.done || next.value.message !== undefined) {
+        startSse();
+        if (!next.done) res.write(formatStreamEvent(next.value));
+        return writeStream(res, channel, { keepAlive: o.keepAlive, headersSent: true });
+      }
+      held.push(next.value);
+      pending = channel.next();
+    }
+  }
   for (;;) {
-    const next = await channel.next();
+    const next = await pending;
     if (next.done) {
       if (!res.headersSent) sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'The request ended without a response'));
       return;
     }
-    const message = next.value.message!;
+    const event = next.value;
+    if (event.message === undefined) {
+      held.push(event);
+      pending = channel.next();
+      continue;
+    }
+    const message = event.message;
     const isFinal = !('method' in message);
-    if (!isFinal && mode === 'json') continue;
+    if (!isFinal && mode === 'json') {
+      pending = channel.next();
+      continue;
+    }
     if (isFinal) {
       // Only 2026-07-28 maps JSON-RPC errors to HTTP statuses; 2025-era clients expect 200 with the error inside.
       const status = modern && 'error' in message ? statusForErrorCode(message.error.code) : 200;
       if (mode !== 'sse' || status !== 200) return sendJson(res, status, message);
     }
-    // SSE from here on: this first message, then the rest of the channel.
-    res.writeHead(200, SSE_HEADERS);
-    res.write(formatStreamEvent(next.value));
+    // SSE from here on: held priming, this first message, then the rest of the channel.
+    startSse();
+    res.write(formatStreamEvent(event));
     if (isFinal) {
       res.end();
       return;
     }
     await writeStream(res, channel, { keepAlive: o.keepAlive, headersSent: true });
     return;
+  }
+}
+
+/** False when `promise` has not settled after `ms` milliseconds (it keeps running). */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

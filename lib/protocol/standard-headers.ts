@@ -15,6 +15,7 @@ export const NAME_FIELD: Readonly<Record<string, string>> = {
 };
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/;
+const DECIMAL = /^-?\d+(\.\d+)?$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** Decodes a header value that may use the `=?base64?…?=` sentinel; undefined when the encoding is invalid. */
@@ -40,8 +41,8 @@ function primitiveText(value: unknown): string | undefined {
 
 function sameValue(headerText: string, bodyValue: unknown): boolean {
   if (typeof bodyValue === 'number') {
-    const asNumber = Number(headerText);
-    return headerText.trim() !== '' && Number.isFinite(asNumber) && asNumber === bodyValue;
+    // Numerically (so "42.0" matches 42), but only plain decimal text: no hex, no exponent, no blanks.
+    return DECIMAL.test(headerText) && Number(headerText) === bodyValue;
   }
   return primitiveText(bodyValue) === headerText;
 }

@@ -184,9 +184,12 @@ export class RequestContext {
     const unavailable = this.client.serverRequestsUnavailable;
     if (unavailable !== undefined) throw new McpError(ErrorCode.InvalidRequest, unavailable);
     if (this.client.clientCapabilities?.[capability] !== undefined) return;
+    const message = `The client did not declare the "${capability}" capability, so the server cannot send it ${capability} requests.`;
+    // -32021 exists from 2026-07-28 on; earlier clients get a plain failure (a tool turns it into an isError result).
+    if (this.client.protocolVersion < '2026-07-28') throw new Error(message);
     throw new McpError(
       ErrorCode.MissingClientCapability,
-      `The client did not declare the "${capability}" capability, so the server cannot send it ${capability} requests.`,
+      message,
       { requiredCapabilities: { [capability]: {} } },
     );
   }

@@ -47,6 +47,9 @@ interface ToolEntry {
   handler: (args: unknown, ctx: RequestContext) => CallToolResult | Promise<CallToolResult>;
 }
 
+/** Argument types a `Mcp-Param-*` header can mirror (SEP-2243). */
+const HEADER_TYPES: ReadonlySet<string> = new Set(['string', 'integer', 'boolean']);
+
 const TOOL_NAME = /^[A-Za-z0-9_.\/-]{1,128}$/;
 
 /** Tools by name, with the `tools/list` result cached until a tool changes. */
@@ -72,6 +75,9 @@ export class ToolRegistry {
       const properties = (inputJson.properties ?? {}) as Record<string, Record<string, unknown>>;
       for (const [property, extra] of Object.entries(config.propertyAnnotations)) {
         if (!properties[property]) throw new TypeError(`Tool "${name}": propertyAnnotations names "${property}", which is not in its inputSchema.`);
+        if ('x-mcp-header' in extra && !HEADER_TYPES.has(String(properties[property].type))) {
+          throw new TypeError(`Tool "${name}": x-mcp-header needs a string, integer or boolean argument; "${property}" is ${JSON.stringify(properties[property].type)} (use z.string(), z.number().int() or z.boolean()).`);
+        }
         Object.assign(properties[property], extra);
       }
     }

@@ -46,16 +46,17 @@ export class NeverSessionManager implements SessionManager {
   }
 
   /**
-   * @internal A persisted stream for one stateless request: primed, stored event by event, resumable with
+   * @internal A persisted stream for one stateless request: primed (for 2025-11-25+), stored event by event, resumable with
    * `Last-Event-ID` until its store forgets it.
    */
-  openPersistedStream(): { stream: OutboundStream; channel: SseChannel } | undefined {
+  openPersistedStream(primes: boolean): { stream: OutboundStream; channel: SseChannel } | undefined {
     if (!this.eventStore) return undefined;
     const streamId = randomUUID();
     const stream = new OutboundStream({ index: 0, streamId, cacheLimit: this.streamCacheSize, eventStore: this.eventStore, onStoreError: this.onError });
     this.live.set(streamId, stream);
     const channel = stream.connect(undefined);
-    stream.prime(this.settings.sseRetry);
+    // Clients older than 2025-11-25 break on a priming event's empty data; their first id comes with the first message.
+    if (primes) stream.prime(this.settings.sseRetry);
     return { stream, channel };
   }
 

@@ -5,7 +5,7 @@
  */
 import http, { type IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
-import { McpServer, type McpMiddlewareOptions, type RequestContext } from '../../lib/index.js';
+import { McpError, McpServer, type McpMiddlewareOptions, type RequestContext } from '../../lib/index.js';
 import { serve, type Served } from './serve.js';
 import { parseSse } from './sse.js';
 
@@ -192,7 +192,7 @@ export function buildModernServer(options: ConstructorParameters<typeof McpServe
   );
   server.tool(
     'count_tool',
-    { description: 'Echoes a numeric header-mirrored argument', inputSchema: { count: z.number() }, propertyAnnotations: { count: { 'x-mcp-header': 'Count' } } },
+    { description: 'Echoes an integer header-mirrored argument', inputSchema: { count: z.number().int() }, propertyAnnotations: { count: { 'x-mcp-header': 'Count' } } },
     ({ count }) => ({ content: [{ type: 'text', text: `count=${count}` }] }),
   );
   server.tool(
@@ -214,6 +214,11 @@ export function buildModernServer(options: ConstructorParameters<typeof McpServe
     await sleep(5);
     ctx.progress(100, 100, 'done');
     return { content: [{ type: 'text', text: 'progressed' }] };
+  });
+  server.tool('progress_then_fail', { description: 'Sends progress, then fails with -32602' }, async (_args, ctx) => {
+    ctx.progress(1, 2, 'about to fail');
+    await sleep(5);
+    throw new McpError(-32602, 'progress_then_fail always fails', { reason: 'test' });
   });
   server.tool('log_tool', { description: 'Logs at every level from debug to error' }, async (_args, ctx) => {
     for (const level of ['debug', 'info', 'warning', 'error'] as const) ctx.log(level, `${level} message`, 'log_tool');
