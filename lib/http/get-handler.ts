@@ -11,26 +11,24 @@ type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
 
 /** GET: the session's standalone stream, or with `Last-Event-ID` the resumption of any of its streams. */
 export async function handleGet(req: Req, res: ServerResponse, o: ResolvedOptions): Promise<void> {
-  const versionHeaderValue = header(req, 'mcp-protocol-version');
-  const lastEventIdValue = header(req, 'last-event-id');
-  if (!o.sessionManager.stateful || (versionHeaderValue !== undefined && isStatelessEraVersion(versionHeaderValue))) {
-    if (o.never?.eventStore && lastEventIdValue !== undefined) {
+  const versionHeader = header(req, 'mcp-protocol-version');
+  const lastEventId = header(req, 'last-event-id');
+  if (!o.sessionManager.stateful || (versionHeader !== undefined && isStatelessEraVersion(versionHeader))) {
+    if (o.never?.eventStore && lastEventId !== undefined) {
       // Replay of a persisted stateless stream, on any instance, with no session.
-      return writeStream(res, o.never.resumeStateless(lastEventIdValue), { keepAlive: o.keepAlive, flushHeaders: true });
+      return writeStream(res, o.never.resumeStateless(lastEventId), { keepAlive: o.keepAlive, flushHeaders: true });
     }
     return sendError(res, 405, ErrorCode.ServerError, 'Method Not Allowed: there is no stream to GET without a session; send requests with POST', null, undefined, { Allow: 'POST' });
   }
   if (!acceptsSse(header(req, 'accept'))) {
     return sendError(res, 406, ErrorCode.ServerError, 'Not Acceptable: the Accept header must list text/event-stream');
   }
-  const versionHeader = header(req, 'mcp-protocol-version');
   if (versionHeader !== undefined && !isSessionEraVersion(versionHeader)) {
     return sendError(res, 400, ErrorCode.ServerError, `Bad Request: unsupported MCP-Protocol-Version "${versionHeader}"; this server supports ${SESSION_ERA_VERSIONS.join(', ')}`);
   }
   const sessionId = header(req, 'mcp-session-id');
   if (sessionId === undefined) return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
   const info: RequestInfo = { authInfo: req.auth, httpRequest: req };
-  const lastEventId = header(req, 'last-event-id');
   try {
     if (!isValidSessionId(sessionId)) throw new SessionNotFoundError(sessionId);
     const stream = lastEventId !== undefined

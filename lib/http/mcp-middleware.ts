@@ -7,6 +7,7 @@ import { checkHostAndOrigin } from './host-guard.js';
 import { resolveOptions, type McpMiddlewareOptions } from './options.js';
 import { handlePost } from './post-handler.js';
 import { sendError } from './respond.js';
+import { TooManySessionsError } from '../session/local-session-manager.js';
 
 type NextFunction = (error?: unknown) => void;
 type ExpressLikeRequest = IncomingMessage & { path?: string };
@@ -25,14 +26,18 @@ export interface McpRequestHandler {
  */
 export function mcpMiddleware(options: McpMiddlewareOptions): McpRequestHandler {
   const o = resolveOptions(options);
-  const onUnexpected = (res: ServerResponse, next: NextFunction) => (error: unknown) => {
+  const onUnexpected = (res: ServerResponse) => (error: unknown) => {
+    if (error instanceof TooManySessionsError) {
+      // A restore from the SessionStore found this instance full: the same answer initialize gets.
+      if (!res.headersSent) return sendError(res, 503, ErrorCode.ServerError, error.message, null, undefined, { 'Retry-After': '30' });
+    }
+    o.onError(error);
     if (!res.headersSent) {
-      console.error('[mcp-express] unexpected error:', error);
-      sendError(res, 500, ErrorCode.InternalError, `Internal error: ${error instanceof Error ? error.message : String(error)}`);
+      // No details: an unexpected error may carry internals a client must not see. They went to onError.
+      sendError(res, 500, ErrorCode.InternalError, 'Internal error: the server failed to handle this request; it has been logged');
     } else {
       res.destroy(error instanceof Error ? error : undefined);
     }
-    void next;
   };
 
   const handler = function mcp(req: ExpressLikeRequest, res: ServerResponse, next: NextFunction): void {
@@ -42,13 +47,13 @@ export function mcpMiddleware(options: McpMiddlewareOptions): McpRequestHandler 
     if (!verdict.ok) return sendError(res, verdict.status, ErrorCode.ServerError, verdict.message);
     switch (req.method) {
       case 'POST':
-        handlePost(req, res, o).catch(onUnexpected(res, next));
+        handlePost(req, res, o).catch(onUnexpected(res));
         return;
       case 'GET':
-        handleGet(req, res, o).catch(onUnexpected(res, next));
+        handleGet(req, res, o).catch(onUnexpected(res));
         return;
       case 'DELETE':
-        handleDelete(req, res, o).catch(onUnexpected(res, next));
+        handleDelete(req, res, o).catch(onUnexpected(res));
         return;
       default: {
         const allow = o.sessionManager.stateful ? 'GET, POST, DELETE' : 'POST';

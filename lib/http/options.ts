@@ -62,6 +62,11 @@ export interface McpMiddlewareOptions {
   requestStateTtlMs?: number;
   /** Most `subscriptions/listen` streams open at once; more get 503. Defaults to `1024`. */
   maxSubscriptions?: number;
+  /**
+   * Called with errors no client can be told about: unexpected failures (the client gets a bare 500) and handler
+   * exceptions of stateless requests (the client gets -32603). Defaults to `console.error`.
+   */
+  onError?: (error: unknown) => void;
 }
 
 /** Options merged with their defaults, once, when the middleware is built. */
@@ -80,6 +85,7 @@ export interface ResolvedOptions {
   /** The session manager when it is a NeverSessionManager (persisted stateless streams, replay). */
   never: NeverSessionManager | undefined;
   listens: ListenRegistry;
+  onError: (error: unknown) => void;
   /** Argument → `x-mcp-header` name of the tool a tools/call names (SEP-2243 `Mcp-Param-*`). */
   paramHeaders(request: JsonRpcRequest): ReadonlyMap<string, string> | undefined;
 }
@@ -111,10 +117,14 @@ export function resolveOptions(options: McpMiddlewareOptions): ResolvedOptions {
   if (!['auto', 'sse', 'json'].includes(responseMode)) throw new TypeError(`responseMode must be 'auto', 'sse' or 'json' (got ${String(responseMode)}).`);
   const cache = server.options.cache;
   const codec = new RequestStateCodec(options.requestStateSecret, options.requestStateTtlMs ?? 600_000);
-  const onError = (error: unknown) => console.error('[mcp-express]', error);
+  const onError = options.onError ?? ((error: unknown) => console.error('[mcp-express]', error));
+  for (const [name, value] of Object.entries({ sseKeepAlive: options.sseKeepAlive, sseRetry, requestStateTtlMs: options.requestStateTtlMs, maxSubscriptions: options.maxSubscriptions })) {
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new TypeError(`${name} must be a number of at least 0 (got ${String(value)}).`);
+  }
   const paramHeaderCache = new WeakMap<object, ReadonlyMap<string, string>>();
   return {
     responseMode,
+    onError,
     stateless: new StatelessDispatcher(server, codec, { ttlMs: cache?.ttlMs ?? 0, cacheScope: cache?.cacheScope ?? 'public' }, onError),
     never: sessionManager instanceof NeverSessionManager ? sessionManager : undefined,
     listens: new ListenRegistry(options.maxSubscriptions ?? 1024),

@@ -10,7 +10,7 @@ import type { SseEvent, SseStream } from '../session/sse-event.js';
 import { acceptsJsonAndSse, header, isJsonContentType, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
 import { readJsonBody } from './read-body.js';
-import { sendAccepted, sendError, sendJson } from './respond.js';
+import { idOf, sendAccepted, sendError, sendJson } from './respond.js';
 import { handleSessionEraStateless, handleStatelessEraPost } from './stateless-post.js';
 import { writeStream } from './stream-writer.js';
 
@@ -115,6 +115,8 @@ async function handleBatch(
   info: RequestInfo,
 ): Promise<void> {
   // The negotiated version wins over the header: a 2025-06-18 session must not get batches by claiming 2025-03-26.
+  // Restore first (if this instance does not hold the session yet), so that the negotiated version is known.
+  if (sessionId !== undefined && isValidSessionId(sessionId)) await o.sessionManager.hasSession(sessionId, info);
   const version = (sessionId !== undefined ? o.sessionManager.protocolVersionOf(sessionId) : undefined) ?? versionHeader ?? '2025-03-26';
   if (version !== '2025-03-26') {
     return sendError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are only accepted from clients that negotiated 2025-03-26 (this one uses ${version}); send one message per POST`);
@@ -160,11 +162,3 @@ function sessionNotFound(res: ServerResponse, sessionId: string, id?: JsonRpcReq
   sendError(res, 404, ErrorCode.SessionNotFound, `Session not found: ${sessionId.slice(0, 64)}. It expired or was deleted; send initialize to start a new one.`, id);
 }
 
-/** The id of a request-shaped body, so that errors echo it; null when there is none. */
-export function idOf(body: unknown): JsonRpcRequest['id'] | null {
-  if (body && typeof body === 'object' && !Array.isArray(body)) {
-    const id = (body as { id?: unknown }).id;
-    if (typeof id === 'string' || typeof id === 'number') return id;
-  }
-  return null;
-}

@@ -118,7 +118,7 @@ export async function handleSessionEraStateless(req: Req, res: ServerResponse, o
     undefined,
     undefined,
     false,
-    `A ${version} client needs a session for sampling, elicitation and roots requests, and this server runs without sessions (legacySessions: false); use a 2026-07-28 client, or enable sessions.`,
+    `A ${version} client needs a session for sampling, elicitation and roots requests, and this server runs without sessions; use a 2026-07-28 client, or serve 2025-era clients with a LocalSessionManager.`,
   );
   return serveStatelessRequest(res, o, request, client, false, { authInfo: req.auth, httpRequest: req });
 }

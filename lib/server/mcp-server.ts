@@ -20,8 +20,9 @@ export interface McpServerOptions {
   instructions?: string;
   /**
    * Capabilities to advertise in addition to (or instead of) the ones derived from what is registered.
-   * Default: `tools`, `resources`, `prompts` (each with `listChanged`), `completions` and `logging`, each
-   * advertised when something of that kind is registered (logging always).
+   * Default: `tools` and `prompts` (with `listChanged`), `resources` (with `subscribe` and `listChanged`),
+   * `completions` (when a prompt or template has completers) and `logging` (always), each advertised when
+   * something of that kind is registered. The merge is shallow: a key given here replaces the derived one.
    */
   capabilities?: ServerCapabilities;
   /** `ttlMs`/`cacheScope` of list and read results in the 2026-07-28 era. Default: `{ ttlMs: 0, cacheScope: 'public' }`. */
@@ -140,7 +141,7 @@ export class McpServer {
     if (this.toolRegistry.size > 0 || this.customHandlers.has('tools/list')) derived.tools = { listChanged: true };
     if (this.resourceRegistry.size > 0 || this.customHandlers.has('resources/list')) derived.resources = { subscribe: true, listChanged: true };
     if (this.promptRegistry.size > 0 || this.customHandlers.has('prompts/list')) derived.prompts = { listChanged: true };
-    if (this.promptRegistry.size > 0 || this.resourceRegistry.hasCompletions() || this.customHandlers.has('completion/complete')) derived.completions = {};
+    if (this.promptRegistry.hasCompletions() || this.resourceRegistry.hasCompletions() || this.customHandlers.has('completion/complete')) derived.completions = {};
     return { ...derived, ...this.options.capabilities };
   }
 
@@ -165,8 +166,9 @@ export class McpServer {
   }
 
   /**
-   * Dispatches one request to its handler. Resolves with the result, or rejects with an `McpError`
-   * (an unknown method is -32601). The session layer calls this; so can users who dispatch raw requests.
+   * Dispatches one request to its handler and returns its result (a value or a promise). Failures are `McpError`s,
+   * thrown or rejected: an unknown method throws -32601 at once. The session layer calls this; so can users who
+   * dispatch raw requests.
    */
   handle(method: string, params: Record<string, unknown> | undefined, ctx: RequestContext): Promise<Record<string, unknown>> | Record<string, unknown> {
     const handler = this.handlers.get(method);

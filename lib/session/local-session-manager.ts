@@ -33,6 +33,11 @@ export interface LocalSessionManagerOptions {
   eventStore?: EventStore;
   /** Where session state is kept so another instance can restore the session. Defaults to none. */
   sessionStore?: SessionStore;
+  /**
+   * How often (ms) the state of a session in use is written to the `sessionStore` again, so that a store with a
+   * TTL keeps sessions that are active (state changes are written at once). Defaults to `300000` (5 minutes).
+   */
+  sessionStoreRefreshInterval?: number;
   /** Called with store failures and other errors that cannot reach a client. Defaults to `console.error`. */
   onError?: (error: unknown) => void;
 }
@@ -47,6 +52,13 @@ export class TooManySessionsError extends Error {
 
 /** Rounds of emulated input_required in a session before the request fails (a handler that never settles). */
 const MAX_INPUT_ROUNDS = 16;
+
+/** The client capability each server→client request needs. */
+const CAPABILITY_FOR_METHOD: Record<string, 'elicitation' | 'sampling' | 'roots'> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
 
 const InitializeParamsSchema = z.object({
   protocolVersion: z.string(),
@@ -63,6 +75,7 @@ export class LocalSessionManager implements SessionManager {
   private readonly maxSessions: number;
   private readonly eventStore: EventStore | undefined;
   private readonly sessionStore: SessionStore | undefined;
+  private readonly storeRefreshInterval: number;
   private readonly onError: (error: unknown) => void;
   private readonly sessionSettings: LocalSessionSettings;
   private server: McpServer | undefined;
@@ -75,6 +88,7 @@ export class LocalSessionManager implements SessionManager {
     this.maxSessions = options.maxSessions ?? 10_000;
     this.eventStore = options.eventStore;
     this.sessionStore = options.sessionStore;
+    this.storeRefreshInterval = options.sessionStoreRefreshInterval ?? 5 * 60_000;
     this.onError = options.onError ?? ((error) => console.error('[mcp-express]', error));
     const completedStreamTtl = options.completedStreamTtl ?? 60_000;
     this.sessionSettings = {
@@ -132,6 +146,7 @@ export class LocalSessionManager implements SessionManager {
     this.sessions.set(sessionId, session);
     if (this.sessionStore) {
       try {
+        session.lastPersisted = now;
         await this.sessionStore.store(sessionId, state);
       } catch (error) {
         this.onError(error);
@@ -289,6 +304,12 @@ export class LocalSessionManager implements SessionManager {
     for (let round = 1; ; round++) {
       if (round > MAX_INPUT_ROUNDS) throw new McpError(ErrorCode.InternalError, `${request.method} asked for input more than ${MAX_INPUT_ROUNDS} times`);
       const entries = Object.entries(signal.inputRequests);
+      for (const [, input] of entries) {
+        const capability = CAPABILITY_FOR_METHOD[input.method];
+        if (capability && session.clientCapabilities[capability] === undefined) {
+          throw new Error(`The client did not declare the "${capability}" capability, so the server cannot send it ${input.method}.`);
+        }
+      }
       const answers = await Promise.all(entries.map(([, input]) => session.sendToClient(input.method, input.params, stream, { signal: ctx.signal })));
       entries.forEach(([key], index) => {
         channel.answers[key] = answers[index];
@@ -342,7 +363,9 @@ export class LocalSessionManager implements SessionManager {
   }
 
   private persist(session: LocalSession): void {
-    this.sessionStore?.store(session.id, session.state).catch(this.onError);
+    if (!this.sessionStore) return;
+    session.lastPersisted = Date.now();
+    this.sessionStore.store(session.id, session.state).catch(this.onError);
   }
 
   private broadcast(event: ServerEvent): void {
@@ -366,6 +389,9 @@ export class LocalSessionManager implements SessionManager {
         continue;
       }
       session.evictStreams(now);
+      if (this.sessionStore && session.lastActivity > session.lastPersisted && now - session.lastPersisted >= this.storeRefreshInterval) {
+        this.persist(session);
+      }
     }
   }
 

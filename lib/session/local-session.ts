@@ -39,6 +39,8 @@ export class LocalSession implements ClientView {
   readonly id: string;
   readonly state: SessionState;
   lastActivity: number;
+  /** When the state was last written to the SessionStore (epoch ms). */
+  lastPersisted: number;
   initialized = false;
   closed = false;
   readonly standalone: OutboundStream;
@@ -55,6 +57,7 @@ export class LocalSession implements ClientView {
     this.state = state;
     this.settings = settings;
     this.lastActivity = now;
+    this.lastPersisted = now;
     this.standalone = this.newStream(0);
   }
 

@@ -23,7 +23,7 @@ const SEPARATOR = '#';
 /**
  * Events in this process's memory, bounded by count and age. Ids are `<streamId>#<seq>`, so a store can tell
  * which stream an id belongs to and replays never cross streams. Shared by several session managers in one
- * process it behaves like a shared store; across processes use `RedisEventStore`.
+ * process it behaves like a shared store; across processes implement `EventStore` over a shared database.
  */
 export class InMemoryEventStore implements EventStore {
   private readonly streams = new Map<string, StreamLog>();

@@ -8,7 +8,7 @@ export interface InMemorySessionStoreOptions {
 
 /**
  * Sessions in this process's memory. Shared by several `LocalSessionManager`s (one per app) it makes them
- * behave like instances of a cluster; across processes use `RedisSessionStore`.
+ * behave like instances of a cluster; across processes implement `SessionStore` over a shared database.
  */
 export class InMemorySessionStore implements SessionStore {
   private readonly entries = new Map<string, { json: string; expiresAt: number }>();

@@ -275,7 +275,7 @@ export function buildModernServer(options: ConstructorParameters<typeof McpServe
   server.resourceTemplate('template', 'test://template/{id}/data', { mimeType: 'application/json' }, (uri, variables) => ({
     contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id: variables.id }) }],
   }));
-  server.prompt('simple_prompt', { description: 'A simple prompt' }, () => ({
+  server.prompt('simple_prompt', { description: 'A simple prompt', complete: { a: (value) => ['alpha', 'apple'].filter((word) => word.startsWith(value)) } }, () => ({
     messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt.' } }],
   }));
   return server;
