@@ -16,7 +16,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const autocannon = require('autocannon');
-const { TARGETS, BASELINE, PROTOCOL_VERSION } = require('./targets.js');
+const { TARGETS, BASELINE, PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } = require('./targets.js');
 const { summarizeProfile, printProfileSummary } = require('./profile-summary.js');
 
 const root = path.join(__dirname, '..');
@@ -205,6 +205,12 @@ function killAll() {
 
 const callBody = (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"sum","arguments":{"a":2,"b":3}}}`;
 
+/** The same call on the 2026-07-28 wire: stateless, with the per-request `_meta` envelope. */
+const modernCallBody = (id) =>
+  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"sum","arguments":{"a":2,"b":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"${MODERN_PROTOCOL_VERSION}","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}`;
+
+const bodyFor = (target) => (target.modern ? modernCallBody : callBody);
+
 /** The body is the tool's result "5", not an error (in JSON or in an SSE `data:` line). */
 function isSumResult(body) {
   return body.includes('"text":"5"') && !body.includes('"error"') && !body.includes('"isError":true');
@@ -240,6 +246,10 @@ async function prepareClient(target, url) {
     'MCP-Protocol-Version': PROTOCOL_VERSION,
   };
   if (!target.mcp) return headers;
+  if (target.modern) {
+    // 2026-07-28: no initialize and no session; every request names its version, method and tool in headers.
+    return { ...headers, 'MCP-Protocol-Version': MODERN_PROTOCOL_VERSION, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'sum' };
+  }
   const init = await post(url, { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, JSON.stringify({
     jsonrpc: '2.0',
     id: 0,
@@ -258,7 +268,7 @@ async function prepareClient(target, url) {
 
 /** One tools/call by hand before any load: never benchmark an error path. */
 async function verifyTarget(target, url, headers) {
-  const call = await post(url, headers, callBody(1));
+  const call = await post(url, headers, bodyFor(target)(1));
   const contentType = call.headers.get('content-type') || '';
   if (call.status < 200 || call.status > 299 || !isSumResult(call.text)) {
     throw new Error(`${target.name}: tools/call did not answer the sum "5" (status ${call.status}, ${contentType}): ${call.text.slice(0, 400)}`);
@@ -277,6 +287,7 @@ const IDS_PER_CONNECTION = 64;
 /** One autocannon run; latencies are kept at full resolution (autocannon's histogram has 1 ms steps). */
 async function load(server, headers, options, seconds) {
   const { url } = server;
+  const callBody = server.body ?? bodyFor({});
   const latencies = [];
   let badBody;
   const request = { method: 'POST', path: new URL(url).pathname, headers };
@@ -428,7 +439,7 @@ async function bench(options) {
     const server = await startServer(target, options);
     const headers = await prepareClient(target, server.url);
     const check = await verifyTarget(target, server.url, headers);
-    servers.set(target.name, { ...server, headers, check });
+    servers.set(target.name, { ...server, headers, check, body: bodyFor(target) });
     console.log(`${target.name.padEnd(18)} ready on :${server.port}, tools/call answers ${check.status} ${check.contentType} (${check.bytes} bytes)`);
   }
   console.log(
@@ -507,7 +518,7 @@ async function profile(options) {
   const dir = path.join(resultsDir, 'profiles');
   fs.mkdirSync(dir, { recursive: true });
   const name = `${target.name}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`;
-  const server = await startServer(target, options, ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`, `--cpu-prof-interval=${options.profileInterval}`]);
+  const server = { ...(await startServer(target, options, ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`, `--cpu-prof-interval=${options.profileInterval}`])), body: bodyFor(target) };
   const headers = await prepareClient(target, server.url);
   await verifyTarget(target, server.url, headers);
   if (options.warmup > 0) assertClean(target.name, 'warm-up', await load(server, headers, options, options.warmup));

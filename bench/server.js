@@ -30,6 +30,11 @@ const builders = {
     return ours({ enableJsonResponse: true });
   },
 
+  /** The same server; the client speaks 2026-07-28 (see targets.js), so every call takes the stateless path. */
+  'mcp-express-2026'() {
+    return ours({});
+  },
+
   /** The same two, from another CommonJS build (--alt-dist): to measure a patch side by side with the current build. */
   'mcp-express-alt'() {
     return ours({}, process.env.BENCH_ALT_DIST);

@@ -24,6 +24,12 @@ const TARGETS = [
     description: 'this package with enableJsonResponse: true (one application/json body per call)',
   },
   {
+    name: 'mcp-express-2026',
+    mcp: true,
+    modern: true,
+    description: 'this package serving 2026-07-28 requests: stateless, _meta envelope and standard headers checked, JSON answer (responseMode auto)',
+  },
+  {
     name: 'sdk-v1-stateful',
     mcp: true,
     description: '@modelcontextprotocol/sdk 1.x McpServer + StreamableHTTPServerTransport, transports by session id (documented stateful pattern), SSE',
@@ -48,5 +54,6 @@ const TARGETS = [
 ];
 
 const PROTOCOL_VERSION = '2025-11-25';
+const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
-module.exports = { SUM_RESULT, BASELINE, TARGETS, PROTOCOL_VERSION };
+module.exports = { SUM_RESULT, BASELINE, TARGETS, PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION };
