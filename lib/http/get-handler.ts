@@ -16,7 +16,7 @@ export async function handleGet(req: Req, res: ServerResponse, o: ResolvedOption
   if (!o.sessionManager.stateful || (versionHeader !== undefined && isStatelessEraVersion(versionHeader))) {
     if (o.never?.eventStore && lastEventId !== undefined) {
       // Replay of a persisted stateless stream, on any instance, with no session.
-      return writeStream(res, o.never.resumeStateless(lastEventId), { keepAlive: o.keepAlive, flushHeaders: true });
+      return writeStream(res, o.never.resumeStateless(lastEventId, req.auth?.clientId), { keepAlive: o.keepAlive, flushHeaders: true });
     }
     return sendError(res, 405, ErrorCode.ServerError, 'Method Not Allowed: there is no stream to GET without a session; send requests with POST', null, undefined, { Allow: 'POST' });
   }

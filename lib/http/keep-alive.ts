@@ -48,4 +48,3 @@ export class KeepAliveTicker {
   }
 }
 
-export type KeepAliveHandle = ReturnType<KeepAliveTicker['track']>;

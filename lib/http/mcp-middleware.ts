@@ -7,7 +7,7 @@ import { checkHostAndOrigin } from './host-guard.js';
 import { resolveOptions, type McpMiddlewareOptions } from './options.js';
 import { handlePost } from './post-handler.js';
 import { sendError } from './respond.js';
-import { TooManySessionsError } from '../session/local-session-manager.js';
+import { SessionsUnavailableError } from '../session/local-session-manager.js';
 
 type NextFunction = (error?: unknown) => void;
 type ExpressLikeRequest = IncomingMessage & { path?: string };
@@ -27,7 +27,7 @@ export interface McpRequestHandler {
 export function mcpMiddleware(options: McpMiddlewareOptions): McpRequestHandler {
   const o = resolveOptions(options);
   const onUnexpected = (res: ServerResponse) => (error: unknown) => {
-    if (error instanceof TooManySessionsError) {
+    if (error instanceof SessionsUnavailableError) {
       // A restore from the SessionStore found this instance full: the same answer initialize gets.
       if (!res.headersSent) return sendError(res, 503, ErrorCode.ServerError, error.message, null, undefined, { 'Retry-After': '30' });
     }

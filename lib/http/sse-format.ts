@@ -23,7 +23,7 @@ export function formatStreamEvent(event: SseEvent): string {
     if (event.retry !== undefined) frame += `retry: ${event.retry}\n`;
     return frame + 'data: \n\n';
   }
-  const data = JSON.stringify(event.message);
+  const data = event.data ?? JSON.stringify(event.message);
   return event.id === undefined ? `event: message\ndata: ${data}\n\n` : `event: message\nid: ${event.id}\ndata: ${data}\n\n`;
 }
 

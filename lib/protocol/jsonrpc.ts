@@ -118,17 +118,8 @@ function describe(error: z.ZodError): string {
   return `invalid JSON-RPC message: ${where}: ${issue?.message ?? 'invalid'}`;
 }
 
-export function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {
-  return 'method' in message && 'id' in message;
-}
 
-export function isNotification(message: JsonRpcMessage): message is JsonRpcNotification {
-  return 'method' in message && !('id' in message);
-}
 
-export function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
-  return !('method' in message);
-}
 
 export function errorResponse(id: RequestId | null | undefined, code: number, message: string, data?: unknown): JsonRpcErrorResponse {
   const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };

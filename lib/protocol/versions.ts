@@ -25,10 +25,6 @@ export function negotiateVersion(requested: unknown): SessionEraVersion {
     : LATEST_SESSION_ERA_VERSION;
 }
 
-/** Dates compare correctly as strings. */
-export function versionAtLeast(version: string, minimum: string): boolean {
-  return version >= minimum;
-}
 
 /** Stateless revisions: every request carries its own `_meta` envelope; no initialize, no sessions. */
 export const STATELESS_ERA_VERSIONS = ['2026-07-28'] as const;

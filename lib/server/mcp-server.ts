@@ -27,6 +27,8 @@ export interface McpServerOptions {
   capabilities?: ServerCapabilities;
   /** `ttlMs`/`cacheScope` of list and read results in the 2026-07-28 era. Default: `{ ttlMs: 0, cacheScope: 'public' }`. */
   cache?: { ttlMs?: number; cacheScope?: 'public' | 'private' };
+  /** Receives exceptions thrown by the listeners of server events (list_changed, resource updates). Default: `console.error`. */
+  onError?: (error: unknown) => void;
 }
 
 /** A low-level request handler: gets the raw params, returns the raw result. */
@@ -68,6 +70,7 @@ export class McpServer {
   /** Methods a user set with `setRequestHandler`: served whatever the derived capabilities say. */
   private readonly customHandlers = new Set<string>();
   private capabilitiesCache: ServerCapabilities | undefined;
+  private servedCache: Map<string, RequestHandler> | undefined;
 
   constructor(info: Implementation, options: McpServerOptions = {}) {
     if (!info?.name || !info?.version) throw new TypeError('new McpServer({ name, version }) needs both a name and a version.');
@@ -104,6 +107,7 @@ export class McpServer {
     this.customHandlers.add(method);
     this.handlers.set(method, handler);
     this.capabilitiesCache = undefined;
+    this.servedCache = undefined;
   }
 
   /** Handles a client notification (e.g. `notifications/roots/list_changed`). */
@@ -171,9 +175,17 @@ export class McpServer {
    * dispatch raw requests.
    */
   handle(method: string, params: Record<string, unknown> | undefined, ctx: RequestContext): Promise<Record<string, unknown>> | Record<string, unknown> {
-    const handler = this.handlers.get(method);
-    if (!handler || !this.serves(method)) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    const served = (this.servedCache ??= this.buildServed());
+    const handler = served.get(method);
+    if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     return handler(params, ctx);
+  }
+
+  /** The handlers of the methods served now: rebuilt only when registrations change. */
+  private buildServed(): Map<string, RequestHandler> {
+    const served = new Map<string, RequestHandler>();
+    for (const [method, handler] of this.handlers) if (this.serves(method)) served.set(method, handler);
+    return served;
   }
 
   /** Delivers a client notification to its handler, if any. */
@@ -189,6 +201,7 @@ export class McpServer {
 
   private emitListChanged(method: string, kind: ServerEvent['kind']): void {
     this.capabilitiesCache = undefined;
+    this.servedCache = undefined;
     this.emit({ kind, notification: { jsonrpc: '2.0', method } });
   }
 
@@ -196,8 +209,9 @@ export class McpServer {
     for (const listener of this.listeners) {
       try {
         listener(event);
-      } catch {
+      } catch (error) {
         // A listener that throws must not stop the others.
+        (this.options.onError ?? ((e: unknown) => console.error('[mcp-express]', e)))(error);
       }
     }
   }

@@ -1,3 +1,4 @@
+import type { ClientRequestCapability } from '../protocol/client-requests.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { RequestId } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
@@ -180,7 +181,7 @@ export class RequestContext {
     this.channel.closeStandaloneStream(retryMs);
   }
 
-  private requireCapability(capability: 'elicitation' | 'sampling' | 'roots'): void {
+  private requireCapability(capability: ClientRequestCapability): void {
     const unavailable = this.client.serverRequestsUnavailable;
     if (unavailable !== undefined) throw new McpError(ErrorCode.InvalidRequest, unavailable);
     if (this.client.clientCapabilities?.[capability] !== undefined) return;

@@ -1,10 +1,14 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** What travels inside `requestState` between rounds of a multi-round-trip request. */
 export interface RequestStatePayload {
   /** The method and target (tool or prompt name) the state was minted for; a state is useless elsewhere. */
   method: string;
   name: string | undefined;
+  /** Who made the request (auth clientId), so another client cannot replay the state. */
+  principal: string | undefined;
+  /** Hash of the request's own params (arguments, uri…), so the state cannot be reused with other arguments. */
+  paramsHash: string;
   /** Answers of earlier rounds, by inputRequests key, so that every round replays the handler with all of them. */
   answers: Record<string, unknown>;
   /** The handler's own state, set with `ctx.inputRequired(…, state)`. */
@@ -53,4 +57,25 @@ export class RequestStateCodec {
   private sign(body: string): string {
     return createHmac('sha256', this.secret).update(body).digest('base64url');
   }
+}
+
+/** Params that are not part of what a retry asks for: the envelope and the multi-round-trip fields. */
+const ROUND_FIELDS: ReadonlySet<string> = new Set(['_meta', 'inputResponses', 'requestState']);
+
+/** A hash of a request's params without the fields that change between rounds, key order ignored. */
+export function hashRequestParams(params: Record<string, unknown> | undefined): string {
+  const own: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(params ?? {})) if (!ROUND_FIELDS.has(key)) own[key] = value;
+  return createHash('sha256').update(canonicalJson(own)).digest('base64url');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }

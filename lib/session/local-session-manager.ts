@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { CAPABILITY_FOR_CLIENT_REQUEST } from '../protocol/client-requests.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
 import { negotiateVersion, PRIMING_MIN_VERSION } from '../protocol/versions.js';
 import type { McpServer, ServerEvent } from '../server/mcp-server.js';
 import { InputRequiredSignal } from '../server/input-required.js';
+import { toErrorResponse } from './error-response.js';
 import { RequestContext } from '../server/request-context.js';
 import type { EventStore } from '../store/event-store.js';
 import type { SessionStore } from '../store/session-store.js';
@@ -42,8 +44,19 @@ export interface LocalSessionManagerOptions {
   onError?: (error: unknown) => void;
 }
 
-/** Thrown when `maxSessions` are open: the HTTP layer answers 503. */
-export class TooManySessionsError extends Error {
+/** No session can be created or restored right now: the HTTP layer answers 503 with `Retry-After`. */
+export class SessionsUnavailableError extends Error {}
+
+/** Thrown for new or restored sessions after `shutdown()`. */
+export class ShuttingDownError extends SessionsUnavailableError {
+  constructor() {
+    super('This server is shutting down and takes no new sessions; try again later.');
+    this.name = 'ShuttingDownError';
+  }
+}
+
+/** Thrown when `maxSessions` are open. */
+export class TooManySessionsError extends SessionsUnavailableError {
   constructor(limit: number) {
     super(`This server holds its maximum of ${limit} sessions; try again later or raise maxSessions.`);
     this.name = 'TooManySessionsError';
@@ -53,12 +66,6 @@ export class TooManySessionsError extends Error {
 /** Rounds of emulated input_required in a session before the request fails (a handler that never settles). */
 const MAX_INPUT_ROUNDS = 16;
 
-/** The client capability each server→client request needs. */
-const CAPABILITY_FOR_METHOD: Record<string, 'elicitation' | 'sampling' | 'roots'> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
-};
 
 const InitializeParamsSchema = z.object({
   protocolVersion: z.string(),
@@ -81,6 +88,7 @@ export class LocalSessionManager implements SessionManager {
   private server: McpServer | undefined;
   private settings: TransportSettings = { sseRetry: 3000 };
   private sweepTimer: NodeJS.Timeout | undefined;
+  private shuttingDown = false;
   private detachServer: (() => void) | undefined;
 
   constructor(options: LocalSessionManagerOptions = {}) {
@@ -129,6 +137,7 @@ export class LocalSessionManager implements SessionManager {
       const issue = parsed.error.issues[0];
       throw new McpError(ErrorCode.InvalidParams, `Invalid initialize params: ${issue.path.join('.') || 'params'}: ${issue.message}`);
     }
+    if (this.shuttingDown) throw new ShuttingDownError();
     if (this.sessions.size >= this.maxSessions) throw new TooManySessionsError(this.maxSessions);
     const params = request.params as Record<string, unknown>;
     const state: SessionState = {
@@ -172,13 +181,13 @@ export class LocalSessionManager implements SessionManager {
 
   async closeSession(sessionId: string, info: RequestInfo): Promise<void> {
     const session = await this.requireSession(sessionId, info);
-    this.drop(session);
+    // The stored state goes first: a request arriving meanwhile must not restore what DELETE is removing.
     if (this.sessionStore) await this.sessionStore.delete(sessionId);
+    this.drop(session);
   }
 
   async createStream(sessionId: string, request: JsonRpcRequest, info: RequestInfo): Promise<SseStream> {
-    const session = this.sessions.get(sessionId) ?? (await this.requireSession(sessionId, info));
-    if (session.state.principal !== undefined && session.state.principal !== info.authInfo?.clientId) throw new SessionNotFoundError(sessionId);
+    const session = this.ownedLocally(sessionId, info) ?? (await this.requireSession(sessionId, info));
     const now = Date.now();
     session.lastActivity = now;
     const stream = session.openStream(now);
@@ -215,7 +224,6 @@ export class LocalSessionManager implements SessionManager {
     const params = message.params;
     switch (message.method) {
       case 'notifications/initialized':
-        session.initialized = true;
         return;
       case 'notifications/cancelled':
         if (params && (typeof params.requestId === 'string' || typeof params.requestId === 'number')) {
@@ -238,17 +246,28 @@ export class LocalSessionManager implements SessionManager {
     session.lastActivity = Date.now();
     if (!this.eventStore) {
       const position = parseLocalEventId(lastEventId);
-      const stream = position && this.streamAt(session, position.index);
-      if (!stream || !stream.canResumeAfter(position.seq)) return closedStream();
-      return stream.resumeAfter(position.seq);
+      // An id of another copy of this session (before a restore) names streams this copy never had.
+      const stream = position && position.incarnation === session.incarnation ? this.streamAt(session, position.index) : undefined;
+      if (!stream || !stream.canResumeAfter(position!.seq)) return closedStream();
+      if (this.isLiveStandalone(session, stream)) return session.connectStandalone(undefined);
+      return stream.resumeAfter(position!.seq);
     }
     const streamId = this.eventStore.streamIdOf(lastEventId);
     if (!streamId || !streamId.startsWith(`${sessionId}/`)) return closedStream();
-    const index = Number(streamId.slice(sessionId.length + 1));
-    const local = this.streamAt(session, index);
+    const position = parseLocalKey(streamId.slice(sessionId.length + 1));
+    const local = position && position.incarnation === session.incarnation ? this.streamAt(session, position.index) : undefined;
+    if (local && this.isLiveStandalone(session, local)) return session.connectStandalone(undefined);
     if (local) return local.resumeFromStore(lastEventId);
     // Another instance ran this stream: replay what it stored. The client polls again for anything later.
     return replayFromStore(this.eventStore, lastEventId, this.onError);
+  }
+
+  /**
+   * A resume of the GET stream while a live connection holds it becomes a keep-alive-only shadow, as a second GET
+   * does: two EventSources resuming one session must not knock each other off in a loop (rmcp #659).
+   */
+  private isLiveStandalone(session: LocalSession, stream: OutboundStream): boolean {
+    return stream === session.standalone && session.standalone.listener?.isOpen === true;
   }
 
   protocolVersionOf(sessionId: string): string | undefined {
@@ -256,6 +275,7 @@ export class LocalSessionManager implements SessionManager {
   }
 
   async shutdown(): Promise<void> {
+    this.shuttingDown = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
     this.detachServer?.();
@@ -281,7 +301,7 @@ export class LocalSessionManager implements SessionManager {
     };
     try {
       const result = this.requireServer().handle(request.method, request.params, ctx);
-      if (result instanceof Promise) result.then((value) => finish({ jsonrpc: '2.0', id: request.id, result: value }), fail);
+      if (isThenable(result)) result.then((value) => finish({ jsonrpc: '2.0', id: request.id, result: value }), fail);
       else finish({ jsonrpc: '2.0', id: request.id, result });
     } catch (error) {
       fail(error);
@@ -305,7 +325,7 @@ export class LocalSessionManager implements SessionManager {
       if (round > MAX_INPUT_ROUNDS) throw new McpError(ErrorCode.InternalError, `${request.method} asked for input more than ${MAX_INPUT_ROUNDS} times`);
       const entries = Object.entries(signal.inputRequests);
       for (const [, input] of entries) {
-        const capability = CAPABILITY_FOR_METHOD[input.method];
+        const capability = CAPABILITY_FOR_CLIENT_REQUEST[input.method];
         if (capability && session.clientCapabilities[capability] === undefined) {
           throw new Error(`The client did not declare the "${capability}" capability, so the server cannot send it ${input.method}.`);
         }
@@ -334,9 +354,14 @@ export class LocalSessionManager implements SessionManager {
 
   private async requireSession(sessionId: string, info: RequestInfo): Promise<LocalSession> {
     const session = this.sessions.get(sessionId) ?? (await this.restore(sessionId));
-    if (!session || (session.state.principal !== undefined && session.state.principal !== info.authInfo?.clientId)) {
-      throw new SessionNotFoundError(sessionId);
-    }
+    if (!session || !ownedBy(session, info)) throw new SessionNotFoundError(sessionId);
+    return session;
+  }
+
+  /** The session when this instance holds it and it belongs to the caller: the hot path, with no await. */
+  private ownedLocally(sessionId: string, info: RequestInfo): LocalSession | undefined {
+    const session = this.sessions.get(sessionId);
+    if (session && !ownedBy(session, info)) throw new SessionNotFoundError(sessionId);
     return session;
   }
 
@@ -351,9 +376,9 @@ export class LocalSessionManager implements SessionManager {
         if (!state) return undefined;
         const existing = this.sessions.get(sessionId);
         if (existing) return existing;
+        if (this.shuttingDown) throw new ShuttingDownError();
         if (this.sessions.size >= this.maxSessions) throw new TooManySessionsError(this.maxSessions);
         const session = new LocalSession(sessionId, { ...state, subscriptions: [...(state.subscriptions ?? [])] }, this.sessionSettings, Date.now());
-        session.initialized = true;
         this.sessions.set(sessionId, session);
         return session;
       })().finally(() => this.restoring.delete(sessionId));
@@ -384,7 +409,9 @@ export class LocalSessionManager implements SessionManager {
 
   private sweep(now: number): void {
     for (const session of this.sessions.values()) {
-      if (session.inflight.size === 0 && now - session.lastActivity >= this.idleTimeout) {
+      // Idle means no traffic and no client waiting on a request: a request that waits only on the client (an
+      // elicitation nobody answers) must not pin the session forever.
+      if (now - session.lastActivity >= this.idleTimeout && !session.hasConnectedRequest()) {
         this.drop(session);
         continue;
       }
@@ -401,15 +428,23 @@ export class LocalSessionManager implements SessionManager {
   }
 }
 
-/** Turns a handler failure into a JSON-RPC error response: McpErrors keep their code, anything else is -32603. */
-export function toErrorResponse(request: JsonRpcRequest, error: unknown, onError: (error: unknown) => void): JsonRpcMessage {
-  if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
-  onError(error);
-  const message = error instanceof Error ? error.message : String(error);
-  return errorResponse(request.id, ErrorCode.InternalError, `Internal error while handling ${request.method}: ${message}`);
+
+/** `<incarnation>.<index>/<seq>`, the local event id format. */
+export function parseLocalEventId(eventId: string): { incarnation: string; index: number; seq: number } | undefined {
+  const match = /^([0-9a-f]{8})\.(\d{1,9})\/(\d{1,15})$/.exec(eventId);
+  return match ? { incarnation: match[1], index: Number(match[2]), seq: Number(match[3]) } : undefined;
 }
 
-export function parseLocalEventId(eventId: string): { index: number; seq: number } | undefined {
-  const match = /^(\d{1,9})\/(\d{1,15})$/.exec(eventId);
-  return match ? { index: Number(match[1]), seq: Number(match[2]) } : undefined;
+/** `<incarnation>.<index>`, a stream's local key (the tail of its EventStore stream id). */
+function parseLocalKey(key: string): { incarnation: string; index: number } | undefined {
+  const match = /^([0-9a-f]{8})\.(\d{1,9})$/.exec(key);
+  return match ? { incarnation: match[1], index: Number(match[2]) } : undefined;
+}
+
+function ownedBy(session: LocalSession, info: RequestInfo): boolean {
+  return session.state.principal === undefined || session.state.principal === info.authInfo?.clientId;
+}
+
+function isThenable(value: unknown): value is PromiseLike<Record<string, unknown>> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

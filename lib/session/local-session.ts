@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
@@ -9,6 +10,10 @@ import type { EventStore } from '../store/event-store.js';
 import { OutboundStream } from './outbound-stream.js';
 import { SseChannel } from './sse-channel.js';
 import type { SessionState } from './session-state.js';
+
+/** Resource subscriptions one session may hold, and the longest URI it may subscribe to. */
+const MAX_SUBSCRIPTIONS = 1000;
+const MAX_SUBSCRIPTION_URI_LENGTH = 8192;
 
 interface InFlightRequest {
   ctx: RequestContext;
@@ -41,13 +46,17 @@ export class LocalSession implements ClientView {
   lastActivity: number;
   /** When the state was last written to the SessionStore (epoch ms). */
   lastPersisted: number;
-  initialized = false;
   closed = false;
   readonly standalone: OutboundStream;
   readonly streams = new Map<number, OutboundStream>();
   readonly inflight = new Map<RequestId, InFlightRequest>();
   private readonly pending = new Map<RequestId, PendingClientRequest>();
   private readonly shadows: SseChannel[] = [];
+  /**
+   * Random per session object: part of every local event id and outgoing request id, so that a copy restored on
+   * another instance (or after an idle drop) never reuses the ids of an earlier copy.
+   */
+  readonly incarnation = randomBytes(4).toString('hex');
   private nextStreamIndex = 1;
   private nextOutgoingId = 1;
   private readonly settings: LocalSessionSettings;
@@ -89,7 +98,13 @@ export class LocalSession implements ClientView {
   }
 
   subscribe(uri: string): void {
+    if (uri.length > MAX_SUBSCRIPTION_URI_LENGTH) {
+      throw new McpError(ErrorCode.InvalidParams, `resources/subscribe: the URI is longer than ${MAX_SUBSCRIPTION_URI_LENGTH} characters`);
+    }
     if (!this.state.subscriptions.includes(uri)) {
+      if (this.state.subscriptions.length >= MAX_SUBSCRIPTIONS) {
+        throw new McpError(ErrorCode.InvalidParams, `resources/subscribe: a session may hold at most ${MAX_SUBSCRIPTIONS} subscriptions; unsubscribe from some first`);
+      }
       this.state.subscriptions.push(uri);
       this.settings.onStateChange(this);
     }
@@ -101,6 +116,12 @@ export class LocalSession implements ClientView {
       this.state.subscriptions.splice(at, 1);
       this.settings.onStateChange(this);
     }
+  }
+
+  /** True while a client is connected to a request in progress: the session is in use even if silent. */
+  hasConnectedRequest(): boolean {
+    for (const { stream } of this.inflight.values()) if (stream.listener?.isOpen) return true;
+    return false;
   }
 
   /** A new stream for a POST request, retained after completion for resumes (bounded). */
@@ -143,7 +164,7 @@ export class LocalSession implements ClientView {
 
   sendToClient(method: string, params: Record<string, unknown>, stream: OutboundStream, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.ServerError, 'The session is closed'));
-    const id = this.nextOutgoingId++;
+    const id = `${this.incarnation}-${this.nextOutgoingId++}`;
     return new Promise((resolve, reject) => {
       const signal = options.signal;
       let timer: NodeJS.Timeout | undefined;
@@ -208,9 +229,11 @@ export class LocalSession implements ClientView {
   }
 
   private newStream(index: number): OutboundStream {
+    const localKey = `${this.incarnation}.${index}`;
     return new OutboundStream({
       index,
-      streamId: `${this.id}/${index}`,
+      localKey,
+      streamId: `${this.id}/${localKey}`,
       cacheLimit: this.settings.streamCacheSize,
       eventStore: this.settings.eventStore,
       onStoreError: this.settings.onError,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { EventStore } from '../store/event-store.js';
@@ -19,6 +19,18 @@ export interface NeverSessionManagerOptions {
   streamCacheSize?: number;
   /** Called with store failures that cannot reach a client. Defaults to `console.error`. */
   onError?: (error: unknown) => void;
+}
+
+/** `stateless:<principal tag>:<uuid>`: the stream ids of persisted stateless replies. */
+const PERSISTED_STREAM_ID = /^stateless:(?:-|[0-9a-f]{16}):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A short hash of the principal (or `-` for anonymous requests), so the id names no secret. */
+function principalTag(principal: string | undefined): string {
+  return principal === undefined ? '-' : createHash('sha256').update(principal).digest('hex').slice(0, 16);
+}
+
+function persistedStreamId(principal: string | undefined): string {
+  return `stateless:${principalTag(principal)}:${randomUUID()}`;
 }
 
 const NO_SESSIONS = 'NeverSessionManager has no sessions: every request is served on its own.';
@@ -49,10 +61,17 @@ export class NeverSessionManager implements SessionManager {
    * @internal A persisted stream for one stateless request: primed (for 2025-11-25+), stored event by event, resumable with
    * `Last-Event-ID` until its store forgets it.
    */
-  openPersistedStream(primes: boolean): { stream: OutboundStream; channel: SseChannel } | undefined {
+  openPersistedStream(primes: boolean, principal?: string): { stream: OutboundStream; channel: SseChannel } | undefined {
     if (!this.eventStore) return undefined;
-    const streamId = randomUUID();
-    const stream = new OutboundStream({ index: 0, streamId, cacheLimit: this.streamCacheSize, eventStore: this.eventStore, onStoreError: this.onError });
+    const streamId = persistedStreamId(principal);
+    const stream = new OutboundStream({
+      index: 0,
+      localKey: streamId,
+      streamId,
+      cacheLimit: this.streamCacheSize,
+      eventStore: this.eventStore,
+      onStoreError: this.onError,
+    });
     this.live.set(streamId, stream);
     const channel = stream.connect(undefined);
     // Clients older than 2025-11-25 break on a priming event's empty data; their first id comes with the first message.
@@ -66,11 +85,17 @@ export class NeverSessionManager implements SessionManager {
     this.live.delete(stream.streamId);
   }
 
-  /** Replays a persisted stream after `lastEventId`, following it live when it runs on this instance. */
-  resumeStateless(lastEventId: string): SseStream {
+  /**
+   * Replays a persisted stream after `lastEventId`, following it live when it runs on this instance. Only the
+   * principal that made the request may resume it, and only stateless streams (never a session's, should the
+   * store be shared with a LocalSessionManager).
+   */
+  resumeStateless(lastEventId: string, principal?: string): SseStream {
     const store = this.eventStore;
     const streamId = store?.streamIdOf(lastEventId);
-    if (!store || !streamId) return closedStream();
+    if (!store || !streamId || !PERSISTED_STREAM_ID.test(streamId) || !streamId.startsWith(`stateless:${principalTag(principal)}:`)) {
+      return closedStream();
+    }
     const local = this.live.get(streamId);
     if (local) return local.resumeFromStore(lastEventId);
     return replayFromStore(store, lastEventId, this.onError);

@@ -6,7 +6,12 @@ import type { SseEvent } from './sse-event.js';
 export interface OutboundStreamOptions {
   /** Session-scoped number of the stream; 0 is the standalone (GET) stream. */
   index: number;
-  /** `<sessionId>/<index>`: the id under which an EventStore keeps the stream. */
+  /**
+   * `<incarnation>.<index>`: the stream's name in local event ids (`<localKey>/<seq>`). The incarnation is random per
+   * session object, so a session restored elsewhere never reuses the ids of an earlier copy.
+   */
+  localKey: string;
+  /** `<sessionId>/<localKey>`: the id under which an EventStore keeps the stream. */
   streamId: string;
   /** How many recent events to keep for a resume without an EventStore. */
   cacheLimit: number;
@@ -16,15 +21,19 @@ export interface OutboundStreamOptions {
 
 /**
  * One server-side SSE stream of a session: a log of recent events (for resume) and at most one live
- * connection. Without an EventStore, ids are `<index>/<seq>`; with one, the store mints them.
+ * connection. Without an EventStore, ids are `<localKey>/<seq>`; with one, the store mints them. Each message is
+ * serialised once, when it is sent; replays reuse the text.
  */
 export class OutboundStream {
   readonly index: number;
+  readonly localKey: string;
   readonly streamId: string;
   /** The live connection, if a client is connected. */
   listener: SseChannel | undefined;
   completed = false;
   completedAt = 0;
+  /** The session ended: nothing may attach any more (a resume queued behind store writes ends at once). */
+  private closed = false;
   private seq = 0;
   private readonly cache: SseEvent[] = [];
   private readonly cacheLimit: number;
@@ -39,6 +48,7 @@ export class OutboundStream {
 
   constructor(options: OutboundStreamOptions) {
     this.index = options.index;
+    this.localKey = options.localKey;
     this.streamId = options.streamId;
     this.cacheLimit = options.cacheLimit;
     this.eventStore = options.eventStore;
@@ -55,7 +65,7 @@ export class OutboundStream {
     if (this.eventStore) {
       this.emit({ retry });
     } else {
-      this.lastId = `${this.index}/${this.seq}`;
+      this.lastId = `${this.localKey}/${this.seq}`;
       this.deliver({ id: this.lastId, retry });
     }
   }
@@ -90,7 +100,7 @@ export class OutboundStream {
   connect(primingRetry: number | undefined): SseChannel {
     const channel = this.newChannel();
     this.after(() => {
-      if (primingRetry !== undefined && !this.eventStore) channel.push({ id: `${this.index}/${this.deliveredSeq}`, retry: primingRetry });
+      if (primingRetry !== undefined && !this.eventStore) channel.push({ id: `${this.localKey}/${this.deliveredSeq}`, retry: primingRetry });
       this.replayInto(channel, this.deliveredSeq);
       this.adopt(channel);
     });
@@ -141,17 +151,24 @@ export class OutboundStream {
     return channel;
   }
 
-  /** Ends the live connection without completing the stream (the session is closing). */
+  /** Ends the live connection for good without completing the stream (the session is closing). */
   disconnect(): void {
+    this.closed = true;
     this.listener?.end();
     this.listener = undefined;
   }
 
   private emit(partial: { message?: JsonRpcMessage; retry?: number }): void {
     const event: SseEvent & { seq?: number } = partial;
+    if (event.message !== undefined) {
+      const data = serialise(event.message, this.onStoreError);
+      if (data === undefined) return;
+      event.data = data.text;
+      event.message = data.message;
+    }
     event.seq = ++this.seq;
     if (!this.eventStore) {
-      event.id = `${this.index}/${event.seq}`;
+      event.id = `${this.localKey}/${event.seq}`;
       this.record(event);
       return;
     }
@@ -189,7 +206,7 @@ export class OutboundStream {
   }
 
   private adopt(channel: SseChannel): void {
-    if (this.completed) {
+    if (this.completed || this.closed || !channel.isOpen) {
       channel.end();
       return;
     }
@@ -223,9 +240,31 @@ export class OutboundStream {
   }
 }
 
+/**
+ * The JSON text of a message, or undefined when it cannot be serialised (a BigInt, a cycle) and is not a
+ * response: a response that cannot be serialised is replaced by a -32603 error with the same id, so the
+ * request still ends; a notification or request that cannot be is dropped. Both go to `onError`.
+ */
+function serialise(message: JsonRpcMessage, onError: (error: unknown) => void): { text: string; message: JsonRpcMessage } | undefined {
+  try {
+    return { text: JSON.stringify(message), message };
+  } catch (error) {
+    onError(error);
+    if ('method' in message || message.id === undefined || message.id === null) return undefined;
+    const replacement: JsonRpcMessage = {
+      jsonrpc: '2.0',
+      id: message.id,
+      error: { code: -32603, message: `Internal error: the result could not be serialised as JSON (${(error as Error).message})` },
+    };
+    return { text: JSON.stringify(replacement), message: replacement };
+  }
+}
+
 declare module './sse-event.js' {
   interface SseEvent {
     /** @internal Position in its stream, for local resume. */
     seq?: number;
+    /** @internal The message's JSON text, made once when it was sent. */
+    data?: string;
   }
 }

@@ -1,12 +1,8 @@
+import { CAPABILITY_FOR_CLIENT_REQUEST } from '../protocol/client-requests.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import { InputRequiredSignal, type InputRequest } from '../server/input-required.js';
 import type { OutgoingRequestOptions, RequestChannel } from '../server/request-channel.js';
 
-const KEY_PREFIX: Record<string, string> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
-};
 
 /**
  * The channel of a stateless request. Notifications go to the response stream. A request to the client cannot
@@ -30,7 +26,7 @@ export class StatelessChannel implements RequestChannel {
   }
 
   request(method: string, params: Record<string, unknown>, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
-    const prefix = KEY_PREFIX[method] ?? method.replace(/[^A-Za-z0-9]+/g, '_');
+    const prefix = CAPABILITY_FOR_CLIENT_REQUEST[method] ?? method.replace(/[^A-Za-z0-9]+/g, '_');
     const key = options.key ?? `${prefix}-${(this.counters[prefix] = (this.counters[prefix] ?? 0) + 1)}`;
     const answer = Object.prototype.hasOwnProperty.call(this.answers, key) ? this.answers[key] : undefined;
     // A malformed answer counts as no answer: the client is asked again rather than the handler fed garbage.

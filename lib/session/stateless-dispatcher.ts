@@ -7,8 +7,8 @@ import type { ClientView } from '../server/client-view.js';
 import { InputRequiredSignal } from '../server/input-required.js';
 import type { McpServer } from '../server/mcp-server.js';
 import { RequestContext } from '../server/request-context.js';
-import type { RequestStateCodec } from '../server/request-state.js';
-import { toErrorResponse } from './local-session-manager.js';
+import { hashRequestParams, type RequestStateCodec } from '../server/request-state.js';
+import { toErrorResponse } from './error-response.js';
 import type { RequestInfo } from './session-manager.js';
 import { StatelessChannel } from './stateless-channel.js';
 
@@ -64,7 +64,7 @@ export class StatelessDispatcher {
     let state: unknown;
     let stateError: McpError | undefined;
     if (modern && INPUT_METHODS.has(request.method)) {
-      const opened = this.openState(request);
+      const opened = this.openState(request, info);
       if (opened instanceof McpError) stateError = opened;
       else if (opened) ({ answers, state } = opened);
       const responses = params?.inputResponses;
@@ -88,7 +88,7 @@ export class StatelessDispatcher {
         message = { jsonrpc: '2.0', id: request.id, result: modern ? this.decorate(request.method, result) : result };
       } catch (error) {
         if (error instanceof InputRequiredSignal && modern && INPUT_METHODS.has(request.method)) {
-          message = { jsonrpc: '2.0', id: request.id, result: this.inputRequired(request, error, answers) };
+          message = { jsonrpc: '2.0', id: request.id, result: this.inputRequired(request, info, error, answers) };
         } else if (error instanceof InputRequiredSignal) {
           message = toErrorResponse(request, new McpError(ErrorCode.InvalidRequest, `${request.method} cannot ask the client for input; only tools/call, prompts/get and resources/read can`), this.onError);
         } else {
@@ -132,17 +132,33 @@ export class StatelessDispatcher {
     return decorated;
   }
 
-  private inputRequired(request: JsonRpcRequest, signal: InputRequiredSignal, answers: Record<string, unknown>): Record<string, unknown> {
-    const requestState = this.codec.seal({ method: request.method, name: targetOf(request), answers, state: signal.state });
+  private inputRequired(request: JsonRpcRequest, info: RequestInfo, signal: InputRequiredSignal, answers: Record<string, unknown>): Record<string, unknown> {
+    const requestState = this.codec.seal({
+      method: request.method,
+      name: targetOf(request),
+      principal: info.authInfo?.clientId,
+      paramsHash: hashRequestParams(request.params),
+      answers,
+      state: signal.state,
+    });
     return { resultType: 'input_required', inputRequests: signal.inputRequests, requestState };
   }
 
-  /** The verified state of a retry; an McpError when it was tampered with, expired, or minted for another call. */
-  private openState(request: JsonRpcRequest): { answers: Record<string, unknown>; state: unknown } | McpError | undefined {
+  /**
+   * The verified state of a retry; an McpError when it was tampered with, expired, or minted for another call
+   * (another method, target, caller or arguments).
+   */
+  private openState(request: JsonRpcRequest, info: RequestInfo): { answers: Record<string, unknown>; state: unknown } | McpError | undefined {
     const token = request.params?.requestState;
     if (token === undefined) return undefined;
     const payload = this.codec.open(token);
-    if (!payload || payload.method !== request.method || payload.name !== targetOf(request)) {
+    if (
+      !payload ||
+      payload.method !== request.method ||
+      payload.name !== targetOf(request) ||
+      payload.principal !== info.authInfo?.clientId ||
+      payload.paramsHash !== hashRequestParams(request.params)
+    ) {
       return new McpError(ErrorCode.InvalidParams, 'Invalid requestState: it was altered, has expired, or belongs to another request; start the request again without it');
     }
     return { answers: payload.answers ?? {}, state: payload.state };

@@ -10,10 +10,18 @@ export interface InMemoryEventStoreOptions {
   maxStreams?: number;
 }
 
+interface SeqEvent {
+  seq: number;
+  event: SseEvent;
+}
+
 interface StreamLog {
-  /** Seq of events[0]. */
-  firstSeq: number;
-  events: SseEvent[];
+  /** Store seq of the first event of this incarnation of the stream id; earlier seqs on it are from an evicted one. */
+  startSeq: number;
+  /** Seq of the last event dropped for `maxEventsPerStream`, or 0 if none was dropped. */
+  droppedUpTo: number;
+  /** Kept events, in increasing seq order. */
+  events: SeqEvent[];
   lastWrite: number;
   complete: boolean;
 }
@@ -22,8 +30,11 @@ const SEPARATOR = '#';
 
 /**
  * Events in this process's memory, bounded by count and age. Ids are `<streamId>#<seq>`, so a store can tell
- * which stream an id belongs to and replays never cross streams. Shared by several session managers in one
- * process it behaves like a shared store; across processes implement `EventStore` over a shared database.
+ * which stream an id belongs to and replays never cross streams. `seq` comes from one counter for the whole store,
+ * so an id never repeats for the life of the store object, even when a stream is evicted (TTL, `maxStreams`) and
+ * its stream id is written again: a resume from an id of the evicted incarnation then replays the new one.
+ * Shared by several session managers in one process it behaves like a shared store; across processes implement
+ * `EventStore` over a shared database.
  */
 export class InMemoryEventStore implements EventStore {
   private readonly streams = new Map<string, StreamLog>();
@@ -31,6 +42,8 @@ export class InMemoryEventStore implements EventStore {
   private readonly ttlMs: number;
   private readonly maxStreams: number;
   private lastSweep = 0;
+  /** Last seq handed out, store-wide. */
+  private seq = 0;
 
   constructor(options: InMemoryEventStoreOptions = {}) {
     this.maxEventsPerStream = options.maxEventsPerStream ?? 1000;
@@ -42,9 +55,10 @@ export class InMemoryEventStore implements EventStore {
     if (streamId.length === 0) throw new TypeError('storeEvent needs a non-empty streamId');
     const now = Date.now();
     this.sweep(now);
+    const seq = ++this.seq;
     let log = this.streams.get(streamId);
     if (!log) {
-      log = { firstSeq: 1, events: [], lastWrite: now, complete: false };
+      log = { startSeq: seq, droppedUpTo: 0, events: [], lastWrite: now, complete: false };
       this.streams.set(streamId, log);
       if (this.streams.size > this.maxStreams) this.streams.delete(this.streams.keys().next().value!);
     } else {
@@ -52,28 +66,24 @@ export class InMemoryEventStore implements EventStore {
       this.streams.delete(streamId);
       this.streams.set(streamId, log);
     }
-    log.events.push({ message: event.message, retry: event.retry });
+    log.events.push({ seq, event: { message: event.message, retry: event.retry } });
     log.lastWrite = now;
-    if (log.events.length > this.maxEventsPerStream) {
-      log.events.shift();
-      log.firstSeq++;
-    }
-    return `${streamId}${SEPARATOR}${log.firstSeq + log.events.length - 1}`;
+    if (log.events.length > this.maxEventsPerStream) log.droppedUpTo = log.events.shift()!.seq;
+    return `${streamId}${SEPARATOR}${seq}`;
   }
 
   async *replayEventsAfter(lastEventId: string): AsyncGenerator<StoredEvent> {
     const position = parse(lastEventId);
     if (!position) return;
     const log = this.live(position.streamId);
-    if (!log || position.seq < log.firstSeq - 1 || position.seq >= log.firstSeq + log.events.length) return;
+    // Unknown stream, an id newer than anything stored, or events after the id were dropped: nothing, never a gap.
+    if (!log || position.seq > this.seq || position.seq < log.droppedUpTo) return;
+    // An id older than this incarnation (its stream id was evicted and written again) saw none of these events:
+    // the whole log is newer. Otherwise, the events after the id.
+    const start = position.seq < log.startSeq ? 0 : firstAfter(log.events, position.seq);
     // Copy first: events stored while the consumer is slow must not shift what this replay yields.
-    const start = position.seq + 1 - log.firstSeq;
     const events = log.events.slice(start);
-    let seq = position.seq;
-    for (const event of events) {
-      seq++;
-      yield { id: `${position.streamId}${SEPARATOR}${seq}`, event };
-    }
+    for (const { seq, event } of events) yield { id: `${position.streamId}${SEPARATOR}${seq}`, event };
   }
 
   streamIdOf(eventId: string): string | undefined {
@@ -108,6 +118,18 @@ export class InMemoryEventStore implements EventStore {
     this.lastSweep = now;
     for (const [streamId, log] of this.streams) if (now - log.lastWrite > this.ttlMs) this.streams.delete(streamId);
   }
+}
+
+/** Index of the first event with a seq greater than `seq` (events are in increasing seq order). */
+function firstAfter(events: SeqEvent[], seq: number): number {
+  let low = 0;
+  let high = events.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (events[mid].seq <= seq) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 function parse(eventId: string): { streamId: string; seq: number } | undefined {

@@ -46,7 +46,7 @@ describe.each(SESSION_ERA)('GET as a %s client', (version) => {
     await sleep(50);
     expect(live.isEnded).toBe(false);
     if (version >= '2025-11-25') {
-      expect(live.frames()).toEqual([{ id: expect.stringMatching(/^0\//), retry: 3000, data: '', comments: [] }]);
+      expect(live.frames()).toEqual([{ id: expect.stringMatching(/^[0-9a-f]{8}\.0\//), retry: 3000, data: '', comments: [] }]);
     } else {
       expect(live.text()).toBe('');
     }

@@ -38,6 +38,18 @@ export function describeEventStoreContract(name: string, create: () => EventStor
       expect(new Set(ids).size).toBe(ids.length);
     });
 
+    test('ids never repeat for one stream id, even across many events', async () => {
+      const streamId = `${prefix}-r/1`;
+      const ids: string[] = [];
+      for (let n = 0; n < 60; n++) {
+        ids.push(await store.storeEvent(streamId, message(`r-${n}`)));
+        if (n % 7 === 0) await store.storeEvent(`${prefix}-r/2`, message(`other-${n}`));
+      }
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.every((id) => store.streamIdOf(id) === streamId)).toBe(true);
+      expect((await replay(store, ids[0])).map((stored) => stored.id)).toEqual(ids.slice(1));
+    });
+
     test('replay yields the later events of that stream only, in order, with their original ids', async () => {
       const mine = `${prefix}-s/1`;
       const other = `${prefix}-s/2`;
