@@ -38,6 +38,13 @@ export interface RegisteredResource {
   remove(): void;
 }
 
+/**
+ * The longest `params.uri` `resources/read` accepts, in UTF-16 code units (JavaScript string length). A longer one
+ * is refused with -32602 before it is looked up or matched against any template: no real resource URI comes near
+ * it, and it bounds the work a client can ask for in one request.
+ */
+export const MAX_URI_LENGTH = 16384;
+
 interface StaticEntry { descriptor: ListedResource; read: ReadResourceCallback }
 interface TemplateEntry { name: string; template: UriTemplate; config: ResourceTemplateConfig; descriptor: Record<string, unknown>; read: ReadTemplateCallback }
 
@@ -95,6 +102,9 @@ export class ResourceRegistry {
   async read(params: Record<string, unknown> | undefined, ctx: RequestContext, notFoundCode: number): Promise<ReadResourceResult> {
     const uri = params?.uri;
     if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'resources/read needs params.uri');
+    if (uri.length > MAX_URI_LENGTH) {
+      throw new McpError(ErrorCode.InvalidParams, `resources/read params.uri is ${uri.length} characters long; the limit is ${MAX_URI_LENGTH}`, { maxUriLength: MAX_URI_LENGTH });
+    }
     const exact = this.resources.get(uri);
     if (exact) return exact.read(new URL(uri), ctx);
     for (const entry of this.templates.values()) {
