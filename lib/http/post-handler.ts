@@ -4,7 +4,7 @@ import { parseMessage, type JsonRpcMessage, type JsonRpcRequest } from '../proto
 import { McpError } from '../protocol/mcp-error.js';
 import { classifyEra } from '../protocol/era.js';
 import { isSessionEraVersion, SESSION_ERA_VERSIONS } from '../protocol/versions.js';
-import { TooManySessionsError } from '../session/local-session-manager.js';
+import { SessionsUnavailableError } from '../session/local-session-manager.js';
 import { SessionNotFoundError, type RequestInfo } from '../session/session-manager.js';
 import type { SseEvent, SseStream } from '../session/sse-event.js';
 import { acceptsJsonAndSse, header, isJsonContentType, isValidSessionId } from './headers.js';
@@ -12,7 +12,9 @@ import type { ResolvedOptions } from './options.js';
 import { readJsonBody } from './read-body.js';
 import { idOf, sendAccepted, sendError, sendJson } from './respond.js';
 import { handleSessionEraStateless, handleStatelessEraPost } from './stateless-post.js';
-import { writeStream } from './stream-writer.js';
+import { onResponseClose } from './response-close.js';
+import { formatStreamEvent } from './sse-format.js';
+import { SSE_HEADERS, writeStream } from './stream-writer.js';
 
 type Req = IncomingMessage & { body?: unknown; _body?: boolean; auth?: RequestInfo['authInfo'] };
 
@@ -100,7 +102,7 @@ async function initialize(
     await writeStream(res, created.stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse, headers: { 'Mcp-Session-Id': created.sessionId } });
   } catch (error) {
     if (error instanceof McpError) return sendError(res, 400, error.code, error.message, request.id, error.data);
-    if (error instanceof TooManySessionsError) return sendError(res, 503, ErrorCode.ServerError, error.message, request.id, undefined, { 'Retry-After': '30' });
+    if (error instanceof SessionsUnavailableError) return sendError(res, 503, ErrorCode.ServerError, error.message, request.id, undefined, { 'Retry-After': '30' });
     throw error;
   }
 }
@@ -140,18 +142,49 @@ async function handleBatch(
       else await o.sessionManager.acceptMessage(sessionId, message, info);
     }
     if (streams.length === 0) return sendAccepted(res);
-    if (o.enableJsonResponse) {
-      const responses: JsonRpcMessage[] = [];
-      for (const stream of streams) {
-        for await (const event of stream) if (event.message && !('method' in event.message)) responses.push(event.message);
-      }
-      return sendJson(res, 200, responses);
-    }
+    if (o.enableJsonResponse) return await writeBatchPreferJson(res, o, concat(streams));
     await writeStream(res, concat(streams), { keepAlive: o.keepAlive });
   } catch (error) {
     if (error instanceof SessionNotFoundError) return sessionNotFound(res, sessionId);
     throw error;
   }
+}
+
+/**
+ * A batch in `enableJsonResponse` mode: one JSON array of the responses while only responses come. The first
+ * request or notification (e.g. a `sampling/createMessage` a tool sends, which the client must see to answer)
+ * switches to SSE: the headers, the events collected so far, that message, then the rest of the streams.
+ */
+async function writeBatchPreferJson(res: ServerResponse, o: ResolvedOptions, merged: AsyncGenerator<SseEvent>): Promise<void> {
+  const collected: SseEvent[] = [];
+  let gone = false;
+  const off = onResponseClose(res, () => {
+    gone = true;
+    void merged.return(undefined);
+  });
+  try {
+    for (;;) {
+      const next = await merged.next();
+      if (next.done || gone) break;
+      const event = next.value;
+      if (event.message === undefined || !('method' in event.message)) {
+        collected.push(event); // a response (or a priming event, kept for its id should this become SSE)
+        continue;
+      }
+      off(); // writeStream watches the connection from here
+      res.writeHead(200, SSE_HEADERS);
+      for (const earlier of collected) res.write(formatStreamEvent(earlier));
+      res.write(formatStreamEvent(event));
+      return await writeStream(res, merged, { keepAlive: o.keepAlive, headersSent: true });
+    }
+  } catch (error) {
+    void merged.return(undefined);
+    throw error;
+  } finally {
+    off();
+  }
+  if (gone) return;
+  sendJson(res, 200, collected.flatMap((event) => (event.message === undefined ? [] : [event.message])));
 }
 
 async function* concat(streams: SseStream[]): AsyncGenerator<SseEvent> {

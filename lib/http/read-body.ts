@@ -4,16 +4,28 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; status: 400
 
 /**
  * The request's JSON body, parsed once. Takes `req.body` when an upstream `express.json()` already parsed it;
- * otherwise reads the stream up to `maxBytes`.
+ * otherwise reads the stream up to `maxBytes`. Never waits on a stream that will not deliver: a body another
+ * middleware consumed without setting `req.body`, or a request whose client already went away, is a 400.
  */
 export function readJsonBody(req: IncomingMessage & { body?: unknown; _body?: boolean }, maxBytes: number): Promise<BodyResult> | BodyResult {
-  // Checked before taking an upstream parser's result, so maxBodyBytes holds even when express.json() allows more.
+  // A declared length over the limit is refused before an upstream parser's result is taken. This covers bodies
+  // parsed by express.json() only when they came with Content-Length: a chunked body an upstream parser already
+  // read cannot be measured here (its own `limit` applies then).
   const declared = Number(req.headers['content-length']);
   if (declared > maxBytes) {
     req.resume();
     return tooLarge(maxBytes);
   }
   if (req._body === true || (req.readableEnded && req.body !== undefined)) return { ok: true, value: req.body };
+  // `req.complete` alone says nothing here: it is true as soon as the whole body has arrived, read or not.
+  if (req.readableEnded || req.readableDidRead) {
+    return {
+      ok: false,
+      status: 400,
+      message: 'Bad Request: the request body was already consumed by another middleware, which did not set req.body; mount this middleware before it, or parse JSON with express.json()',
+    };
+  }
+  if (req.destroyed) return aborted();
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -24,6 +36,7 @@ export function readJsonBody(req: IncomingMessage & { body?: unknown; _body?: bo
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('close', onClose);
       resolve(result);
     };
     const onData = (chunk: Buffer) => {
@@ -45,10 +58,17 @@ export function readJsonBody(req: IncomingMessage & { body?: unknown; _body?: bo
       }
     };
     const onError = (error: Error) => finish({ ok: false, status: 400, message: `Could not read the request body: ${error.message}` });
+    // 'close' comes after 'end' for a complete body; before it only when the client went away mid-body.
+    const onClose = () => finish(aborted());
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+    req.on('close', onClose);
   });
+}
+
+function aborted(): BodyResult {
+  return { ok: false, status: 400, message: 'Bad Request: the connection closed before the request body was read' };
 }
 
 function tooLarge(maxBytes: number): BodyResult {

@@ -12,6 +12,7 @@ import { StatelessClient } from '../session/stateless-client.js';
 import { header } from './headers.js';
 import type { ResolvedOptions } from './options.js';
 import { idOf, sendAccepted, sendError, sendJson } from './respond.js';
+import { onResponseClose } from './response-close.js';
 import { serveListen } from './subscriptions-listen.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
 import { formatStreamEvent } from './sse-format.js';
@@ -132,7 +133,7 @@ async function serveStatelessRequest(
   info: RequestInfo,
 ): Promise<void> {
   const primes = client.protocolVersion >= PRIMING_MIN_VERSION;
-  const persisted = o.never?.openPersistedStream(primes);
+  const persisted = o.never?.openPersistedStream(primes, info.authInfo?.clientId);
   if (persisted) {
     // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
     // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
@@ -144,29 +145,33 @@ async function serveStatelessRequest(
   const channel = new SseChannel();
   const run = o.stateless.run(request, client, modern, info, (message) => channel.push({ message }));
   void run.done.finally(() => channel.end());
-  const onClose = () => run.ctx.abort(new Error('The client disconnected'));
-  res.once('close', onClose);
+  // Cancels at once when the client already left (e.g. while an upstream middleware awaited).
+  const off = onResponseClose(res, () => run.ctx.abort(new Error('The client disconnected')));
   try {
     await writeStatelessReply(res, channel, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', modern, o, 0);
   } finally {
-    res.off('close', onClose);
+    off();
     // A disconnect (2026-07-28) cancels; after a complete reply this is a no-op for a finished handler.
     if (!res.writableFinished) run.ctx.abort(new Error('The client disconnected'));
   }
 }
 
 /**
- * How long a persisted reply holds back its priming event waiting for the first message: long enough for an
- * immediate error to go out as JSON with its status, short enough that a slow handler's client still gets an
- * id to resume from early.
+ * How long a persisted reply waits for its first message before it commits to SSE: long enough for an immediate
+ * error to go out as JSON with its status, short enough that a slow handler's client gets the priming event (an
+ * id to resume from) early.
  */
 const PERSISTED_PRIMING_HOLD_MS = 50;
+
+/** What `raceTimeout` resolves with when the time is up first. */
+const TIMED_OUT = Symbol('timed out');
 
 /**
  * Chooses the reply's shape from its first message: an error answers as JSON (with its own status on
  * 2026-07-28); a final response goes out as JSON in `json`/`auto` mode; anything else (progress first) makes it
- * an SSE stream. In `json` mode notifications are dropped. Priming events wait for that decision, at most
- * `holdMs` (0: until the first message).
+ * an SSE stream. In `json` mode notifications are dropped. Priming events are held back for that decision:
+ * with `holdMs` 0 until the first message; otherwise at most `holdMs`, after which the SSE headers and the held
+ * priming events go out at once and the rest is streamed (an error arriving later is sent on the stream).
  */
 async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mode: 'auto' | 'sse' | 'json', modern: boolean, o: ResolvedOptions, holdMs: number): Promise<void> {
   const held: SseEvent[] = [];
@@ -174,16 +179,19 @@ async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mod
     res.writeHead(200, SSE_HEADERS);
     for (const event of held) res.write(formatStreamEvent(event));
   };
+  // One outstanding next() at a time: the channel has a single waiter slot.
   let pending = channel.next();
-  if (holdMs > 0 && (await settlesWithin(pending, holdMs)) === false) {
+  if (holdMs > 0) {
+    const deadline = Date.now() + holdMs;
     for (;;) {
-      // Take the priming events that are already queued, then commit to SSE.
-      const next = await pending;
-      if (next.done || next.value.message !== undefined) {
+      const next = await raceTimeout(pending, deadline - Date.now());
+      if (next === TIMED_OUT) {
+        // No message yet: commit to SSE now, so the client has the priming id while the handler runs.
         startSse();
-        if (!next.done) res.write(formatStreamEvent(next.value));
-        return writeStream(res, channel, { keepAlive: o.keepAlive, headersSent: true });
+        if (held.length === 0) res.flushHeaders();
+        return writeStream(res, channel, { keepAlive: o.keepAlive, headersSent: true, pendingNext: pending });
       }
+      if (next.done || next.value.message !== undefined) break; // decided below, from this same result
       held.push(next.value);
       pending = channel.next();
     }
@@ -223,14 +231,14 @@ async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mod
   }
 }
 
-/** False when `promise` has not settled after `ms` milliseconds (it keeps running). */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+/** `promise`'s value, or `TIMED_OUT` when it has not settled within `ms` (it keeps running). */
+async function raceTimeout<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, ms));
   });
   try {
-    return await Promise.race([promise.then(() => true), timeout]);
+    return await Promise.race([promise, timeout]);
   } finally {
     clearTimeout(timer);
   }

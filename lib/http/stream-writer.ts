@@ -3,6 +3,7 @@ import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type { SseEvent, SseStream } from '../session/sse-event.js';
 import type { KeepAliveTicker } from './keep-alive.js';
 import { sendJson } from './respond.js';
+import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
 
 export const SSE_HEADERS = {
@@ -20,18 +21,26 @@ export interface WriteOptions {
   preferJson?: boolean;
   /** The caller already wrote the SSE status and headers (and maybe a first event). */
   headersSent?: boolean;
+  /**
+   * A `next()` of the stream the caller already called and has not consumed: taken as the first result instead
+   * of calling `next()` again, so that a single-consumer stream (`SseChannel`) never has two outstanding calls.
+   */
+  pendingNext?: Promise<IteratorResult<SseEvent>>;
 }
 
 /**
  * Writes a stream as one SSE response and ends it when the stream ends, so keep-alive clients reuse the
- * connection. A client that goes away detaches from the stream (`return()`); it is not a cancellation.
+ * connection. A client that goes away detaches from the stream (`return()`); it is not a cancellation. A
+ * response that is already closed when this is called (the client left while something awaited) detaches at
+ * once and writes nothing.
  */
 export async function writeStream(res: ServerResponse, stream: SseStream, options: WriteOptions): Promise<void> {
   const iterator = stream[Symbol.asyncIterator]();
-  const onClose = () => {
+  let gone = false;
+  const off = onResponseClose(res, () => {
+    gone = true;
     void iterator.return?.();
-  };
-  res.once('close', onClose);
+  });
   let started = false;
   let tracked: ReturnType<KeepAliveTicker['track']>;
   const start = () => {
@@ -39,7 +48,12 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
     res.writeHead(200, options.headers ? { ...SSE_HEADERS, ...options.headers } : SSE_HEADERS);
     tracked = options.keepAlive.track(res);
   };
+  let pending = options.pendingNext;
   try {
+    if (gone) {
+      pending?.catch(() => undefined); // detached already: the pending next() settles as done
+      return;
+    }
     if (options.headersSent) {
       started = true;
       tracked = options.keepAlive.track(res);
@@ -48,8 +62,9 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       if (options.flushHeaders) res.flushHeaders();
     }
     for (;;) {
-      const next = await iterator.next();
-      if (next.done) break;
+      const next = await (pending ?? iterator.next());
+      pending = undefined;
+      if (next.done || gone) break;
       const event: SseEvent = next.value;
       if (!started) {
         if (event.message === undefined) continue; // priming is meaningless in a JSON answer
@@ -63,6 +78,7 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       res.write(formatStreamEvent(event));
       if (tracked) tracked.lastWrite = Date.now();
     }
+    if (gone) return;
     if (!started) {
       // The stream ended without a message (e.g. the request was cancelled): an empty SSE stream says so.
       start();
@@ -72,7 +88,7 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
     void iterator.return?.();
     throw error;
   } finally {
-    res.off('close', onClose);
+    off();
     options.keepAlive.untrack(tracked);
   }
 }

@@ -6,6 +6,7 @@ import type { ServerEvent } from '../server/mcp-server.js';
 import type { StatelessClient } from '../session/stateless-client.js';
 import type { ResolvedOptions } from './options.js';
 import { sendError } from './respond.js';
+import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
 import { SSE_HEADERS } from './stream-writer.js';
 
@@ -53,7 +54,7 @@ export function serveListen(_req: IncomingMessage, res: ServerResponse, o: Resol
   });
   const tracked = o.keepAlive.track(res);
   const write = (notification: JsonRpcNotification) => {
-    if (res.writableEnded) return;
+    if (res.writableEnded || res.destroyed) return;
     res.write(formatStreamEvent({ message: tag(notification) }));
     if (tracked) tracked.lastWrite = Date.now();
   };
@@ -85,5 +86,6 @@ export function serveListen(_req: IncomingMessage, res: ServerResponse, o: Resol
     res.end(formatStreamEvent({ message: { jsonrpc: '2.0', id: subscriptionId, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION_ID]: subscriptionId } } } }));
   };
   o.listens.open.add(end);
-  res.once('close', cleanup);
+  // Frees the slot at once when the client already left (e.g. while an upstream middleware awaited).
+  onResponseClose(res, cleanup);
 }

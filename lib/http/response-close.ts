@@ -1,0 +1,29 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * True when the response can no longer reach the client: it closed or was destroyed, its socket is gone, or the
+ * request was aborted (the client disconnected before the response finished).
+ */
+export function isResponseClosed(res: ServerResponse): boolean {
+  const req = res.req as IncomingMessage | undefined;
+  return res.closed || res.destroyed || res.socket?.destroyed === true || req?.aborted === true;
+}
+
+/**
+ * Runs `fn` once when the response's connection closes. A response emits 'close' only once: when the client left
+ * while something earlier ran (an async auth middleware, a session restore, one of our own awaits), a listener
+ * attached afterwards would never fire. So `fn` runs at once (synchronously) when the response is already
+ * closed, and otherwise on its 'close' event. Returns `off()`, which removes the listener (a no-op once `fn` ran).
+ */
+export function onResponseClose(res: ServerResponse, fn: () => void): () => void {
+  if (isResponseClosed(res)) {
+    fn();
+    return noop;
+  }
+  res.once('close', fn);
+  return () => {
+    res.off('close', fn);
+  };
+}
+
+function noop(): void {}
