@@ -5,6 +5,7 @@ import { SessionNotFoundError, type RequestInfo } from '../session/session-manag
 import { header, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
 import { sendError } from './respond.js';
+import { requestInfo } from './request-info.js';
 
 type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
 
@@ -18,7 +19,7 @@ export async function handleDelete(req: Req, res: ServerResponse, o: ResolvedOpt
   if (sessionId === undefined) return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
   try {
     if (!isValidSessionId(sessionId)) throw new SessionNotFoundError(sessionId);
-    await o.sessionManager.closeSession(sessionId, { authInfo: req.auth, httpRequest: req });
+    await o.sessionManager.closeSession(sessionId, requestInfo(req, o));
     res.writeHead(200);
     res.end();
   } catch (error) {

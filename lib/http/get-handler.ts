@@ -6,6 +6,7 @@ import { acceptsSse, header, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
 import { sendError } from './respond.js';
 import { writeStream } from './stream-writer.js';
+import { requestInfo } from './request-info.js';
 
 type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
 
@@ -16,7 +17,7 @@ export async function handleGet(req: Req, res: ServerResponse, o: ResolvedOption
   if (!o.sessionManager.stateful || (versionHeader !== undefined && isStatelessEraVersion(versionHeader))) {
     if (o.never?.eventStore && lastEventId !== undefined) {
       // Replay of a persisted stateless stream, on any instance, with no session.
-      return writeStream(res, o.never.resumeStateless(lastEventId, req.auth?.clientId), { keepAlive: o.keepAlive, flushHeaders: true });
+      return writeStream(res, o.never.resumeStateless(lastEventId, o.principalOf(req)), { keepAlive: o.keepAlive, flushHeaders: true });
     }
     return sendError(res, 405, ErrorCode.ServerError, 'Method Not Allowed: there is no stream to GET without a session; send requests with POST', null, undefined, { Allow: 'POST' });
   }
@@ -28,7 +29,7 @@ export async function handleGet(req: Req, res: ServerResponse, o: ResolvedOption
   }
   const sessionId = header(req, 'mcp-session-id');
   if (sessionId === undefined) return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
-  const info: RequestInfo = { authInfo: req.auth, httpRequest: req };
+  const info: RequestInfo = requestInfo(req, o);
   try {
     if (!isValidSessionId(sessionId)) throw new SessionNotFoundError(sessionId);
     const stream = lastEventId !== undefined

@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { AuthInfo } from '../protocol/types.js';
 import type { McpServer } from '../server/mcp-server.js';
 import { RequestStateCodec } from '../server/request-state.js';
 import { LocalSessionManager } from '../session/local-session-manager.js';
@@ -67,6 +69,12 @@ export interface McpMiddlewareOptions {
    * exceptions of stateless requests (the client gets -32603). Defaults to `console.error`.
    */
   onError?: (error: unknown) => void;
+  /**
+   * Who is asking, from the request: sessions, persisted stateless streams and `requestState` belong to the
+   * principal that created them, and any other principal gets 404 (or a refusal). Return a stable user or subject
+   * id when one OAuth client serves many users. Defaults to `req.auth?.clientId`.
+   */
+  principalOf?: (req: IncomingMessage & { auth?: AuthInfo }) => string | undefined;
 }
 
 /** Options merged with their defaults, once, when the middleware is built. */
@@ -86,6 +94,7 @@ export interface ResolvedOptions {
   never: NeverSessionManager | undefined;
   listens: ListenRegistry;
   onError: (error: unknown) => void;
+  principalOf: (req: IncomingMessage & { auth?: AuthInfo }) => string | undefined;
   /** Argument → `x-mcp-header` name of the tool a tools/call names (SEP-2243 `Mcp-Param-*`). */
   paramHeaders(request: JsonRpcRequest): ReadonlyMap<string, string> | undefined;
 }
@@ -125,6 +134,7 @@ export function resolveOptions(options: McpMiddlewareOptions): ResolvedOptions {
   return {
     responseMode,
     onError,
+    principalOf: options.principalOf ?? ((req) => req.auth?.clientId),
     stateless: new StatelessDispatcher(server, codec, { ttlMs: cache?.ttlMs ?? 0, cacheScope: cache?.cacheScope ?? 'public' }, onError),
     never: sessionManager instanceof NeverSessionManager ? sessionManager : undefined,
     listens: new ListenRegistry(options.maxSubscriptions ?? 1024),

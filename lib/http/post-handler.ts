@@ -15,6 +15,7 @@ import { handleSessionEraStateless, handleStatelessEraPost } from './stateless-p
 import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
+import { requestInfo } from './request-info.js';
 
 type Req = IncomingMessage & { body?: unknown; _body?: boolean; auth?: RequestInfo['authInfo'] };
 
@@ -45,7 +46,7 @@ export async function handlePost(req: Req, res: ServerResponse, o: ResolvedOptio
       idOf(body),
     );
   }
-  const info: RequestInfo = { authInfo: req.auth, httpRequest: req };
+  const info: RequestInfo = requestInfo(req, o);
   if (Array.isArray(body)) {
     if (!o.sessionManager.stateful) return sendError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: this server is stateless and takes one message per POST, not a batch');
     return handleBatch(res, o, body, sessionId, versionHeader, info);

@@ -16,6 +16,7 @@ import { onResponseClose } from './response-close.js';
 import { serveListen } from './subscriptions-listen.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
 import { formatStreamEvent } from './sse-format.js';
+import { requestInfo } from './request-info.js';
 
 type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
 
@@ -102,7 +103,7 @@ export async function handleStatelessEraPost(req: Req, res: ServerResponse, o: R
     typeof logLevel === 'string' && loggingLevels.has(logLevel) ? (logLevel as LoggingLevel) : undefined,
     true,
   );
-  const info: RequestInfo = { authInfo: req.auth, httpRequest: req };
+  const info: RequestInfo = requestInfo(req, o);
   if (request.method === 'subscriptions/listen') return serveListen(req, res, o, request, client);
   return serveStatelessRequest(res, o, request, client, true, info);
 }
@@ -121,7 +122,7 @@ export async function handleSessionEraStateless(req: Req, res: ServerResponse, o
     false,
     `A ${version} client needs a session for sampling, elicitation and roots requests, and this server runs without sessions; use a 2026-07-28 client, or serve 2025-era clients with a LocalSessionManager.`,
   );
-  return serveStatelessRequest(res, o, request, client, false, { authInfo: req.auth, httpRequest: req });
+  return serveStatelessRequest(res, o, request, client, false, requestInfo(req, o));
 }
 
 async function serveStatelessRequest(
@@ -133,7 +134,7 @@ async function serveStatelessRequest(
   info: RequestInfo,
 ): Promise<void> {
   const primes = client.protocolVersion >= PRIMING_MIN_VERSION;
-  const persisted = o.never?.openPersistedStream(primes, info.authInfo?.clientId);
+  const persisted = o.never?.openPersistedStream(primes, info.principal);
   if (persisted) {
     // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
     // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.

@@ -5,7 +5,7 @@ export interface RequestStatePayload {
   /** The method and target (tool or prompt name) the state was minted for; a state is useless elsewhere. */
   method: string;
   name: string | undefined;
-  /** Who made the request (auth clientId), so another client cannot replay the state. */
+  /** Who made the request (the middleware's `principalOf`), so another caller cannot replay the state. */
   principal: string | undefined;
   /** Hash of the request's own params (arguments, uri…), so the state cannot be reused with other arguments. */
   paramsHash: string;

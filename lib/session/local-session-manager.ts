@@ -148,7 +148,7 @@ export class LocalSessionManager implements SessionManager {
       initializeParams: params,
       createdAt: Date.now(),
     };
-    if (info.authInfo?.clientId !== undefined) state.principal = info.authInfo.clientId;
+    if (info.principal !== undefined) state.principal = info.principal;
     const sessionId = randomUUID();
     const now = Date.now();
     const session = new LocalSession(sessionId, state, this.sessionSettings, now);
@@ -442,7 +442,7 @@ function parseLocalKey(key: string): { incarnation: string; index: number } | un
 }
 
 function ownedBy(session: LocalSession, info: RequestInfo): boolean {
-  return session.state.principal === undefined || session.state.principal === info.authInfo?.clientId;
+  return session.state.principal === undefined || session.state.principal === info.principal;
 }
 
 function isThenable(value: unknown): value is PromiseLike<Record<string, unknown>> {

@@ -7,6 +7,11 @@ import type { SseStream } from './sse-event.js';
 export interface RequestInfo {
   /** From `req.auth`, set by the app's auth middleware. */
   authInfo?: AuthInfo;
+  /**
+   * Who is asking, as the middleware's `principalOf` says (by default `req.auth.clientId`). Sessions, persisted
+   * streams and `requestState` belong to the principal that created them.
+   */
+  principal?: string;
   /** The Express request. */
   httpRequest?: unknown;
 }

@@ -12,7 +12,7 @@ export interface SessionState {
   logLevel?: LoggingLevel;
   /** Resource URIs the client subscribed to. */
   subscriptions: string[];
-  /** The `clientId` of the auth info that created the session; requests from another principal get 404. */
+  /** The principal (by default `req.auth.clientId`) that created the session; requests from another get 404. */
   principal?: string;
   /** The initialize request's params, as sent. */
   initializeParams: Record<string, unknown>;

@@ -136,7 +136,7 @@ export class StatelessDispatcher {
     const requestState = this.codec.seal({
       method: request.method,
       name: targetOf(request),
-      principal: info.authInfo?.clientId,
+      principal: info.principal,
       paramsHash: hashRequestParams(request.params),
       answers,
       state: signal.state,
@@ -156,7 +156,7 @@ export class StatelessDispatcher {
       !payload ||
       payload.method !== request.method ||
       payload.name !== targetOf(request) ||
-      payload.principal !== info.authInfo?.clientId ||
+      payload.principal !== info.principal ||
       payload.paramsHash !== hashRequestParams(request.params)
     ) {
       return new McpError(ErrorCode.InvalidParams, 'Invalid requestState: it was altered, has expired, or belongs to another request; start the request again without it');
