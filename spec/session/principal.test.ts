@@ -1,5 +1,6 @@
 /** `principalOf` decides who owns a session: users of one OAuth client are kept apart when it returns a user id. */
 import type { Request } from 'express';
+import type { McpMiddlewareOptions } from '../../lib/index.js';
 import { McpServer } from '../../lib/index.js';
 import { serve, type Served } from '../helpers/serve.js';
 
@@ -11,7 +12,7 @@ function server(): McpServer {
 
 const json = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
-async function start(principalOf?: (req: Request) => string | undefined): Promise<Served> {
+async function start(principalOf?: McpMiddlewareOptions['principalOf']): Promise<Served> {
   return serve({ server: server(), ...(principalOf ? { principalOf } : {}) }, (app) => {
     // One OAuth client ("web-app") for every user; the user is in extra.sub.
     app.use((req, _res, next) => {
@@ -46,7 +47,7 @@ test('by default a session belongs to req.auth.clientId, so users of one client 
 });
 
 test('with principalOf returning the user, another user of the same client gets 404', async () => {
-  const served = await start((req) => (req as Request & { auth?: { extra?: { sub?: string } } }).auth?.extra?.sub);
+  const served = await start((req) => req.auth?.extra?.sub as string | undefined);
   const sessionId = await initializeAs(served, 'alice');
   const alice = await callAs(served, 'alice', sessionId);
   expect(alice.status).toBe(200);
