@@ -156,12 +156,12 @@ async function handleBatch(
  * request or notification (e.g. a `sampling/createMessage` a tool sends, which the client must see to answer)
  * switches to SSE: the headers, the events collected so far, that message, then the rest of the streams.
  */
-async function writeBatchPreferJson(res: ServerResponse, o: ResolvedOptions, merged: AsyncGenerator<SseEvent>): Promise<void> {
+async function writeBatchPreferJson(res: ServerResponse, o: ResolvedOptions, merged: AsyncIterableIterator<SseEvent>): Promise<void> {
   const collected: SseEvent[] = [];
   let gone = false;
   const off = onResponseClose(res, () => {
     gone = true;
-    void merged.return(undefined);
+    void merged.return?.(undefined);
   });
   try {
     for (;;) {
@@ -179,7 +179,7 @@ async function writeBatchPreferJson(res: ServerResponse, o: ResolvedOptions, mer
       return await writeStream(res, merged, { keepAlive: o.keepAlive, headersSent: true });
     }
   } catch (error) {
-    void merged.return(undefined);
+    void merged.return?.(undefined);
     throw error;
   } finally {
     off();
@@ -188,8 +188,33 @@ async function writeBatchPreferJson(res: ServerResponse, o: ResolvedOptions, mer
   sendJson(res, 200, collected.flatMap((event) => (event.message === undefined ? [] : [event.message])));
 }
 
-async function* concat(streams: SseStream[]): AsyncGenerator<SseEvent> {
-  for (const stream of streams) yield* stream;
+/**
+ * The streams of a batch, one after the other. Hand-written rather than an async generator: a generator's
+ * `return()` waits behind a pending `next()`, so a client that leaves would stay attached to the batch's streams
+ * (and keep its session busy) until their next event. Here `return()` detaches every stream at once.
+ */
+function concat(streams: SseStream[]): AsyncIterableIterator<SseEvent> {
+  const iterators = streams.map((stream) => stream[Symbol.asyncIterator]());
+  let current = 0;
+  const done: IteratorResult<SseEvent> = { value: undefined, done: true };
+  return {
+    async next() {
+      while (current < iterators.length) {
+        const next = await iterators[current].next();
+        if (!next.done) return next;
+        current++;
+      }
+      return done;
+    },
+    async return() {
+      current = iterators.length;
+      await Promise.all(iterators.map((iterator) => iterator.return?.()));
+      return done;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
 
 function sessionNotFound(res: ServerResponse, sessionId: string, id?: JsonRpcRequest['id'] | null): void {

@@ -3,7 +3,13 @@ import { errorResponse, type RequestId } from '../protocol/jsonrpc.js';
 
 /** Writes a JSON body with a status; the one place that serialises HTTP-level JSON. */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
-  const text = JSON.stringify(body);
+  let text: string;
+  try {
+    text = JSON.stringify(body);
+  } catch (error) {
+    // A result that cannot be serialised (a BigInt, a cycle) still ends the request, with the request's id.
+    text = JSON.stringify(errorResponse(idOf(body), -32603, `Internal error: the result could not be serialised as JSON (${(error as Error).message})`));
+  }
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }

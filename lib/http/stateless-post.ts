@@ -139,13 +139,13 @@ async function serveStatelessRequest(
     // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
     // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
     const run = o.stateless.run(request, client, modern, info, (message) => persisted.stream.send(message));
-    void run.done.finally(() => o.never!.completePersistedStream(persisted.stream));
+    void run.done.finally(() => o.never!.completePersistedStream(persisted.stream)).catch(o.onError);
     await writeStatelessReply(res, persisted.channel, 'sse', modern, o, PERSISTED_PRIMING_HOLD_MS);
     return;
   }
   const channel = new SseChannel();
   const run = o.stateless.run(request, client, modern, info, (message) => channel.push({ message }));
-  void run.done.finally(() => channel.end());
+  void run.done.finally(() => channel.end()).catch(o.onError);
   // Cancels at once when the client already left (e.g. while an upstream middleware awaited).
   const off = onResponseClose(res, () => run.ctx.abort(new Error('The client disconnected')));
   try {

@@ -1,12 +1,14 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { McpError } from '../protocol/mcp-error.js';
 
 /** What travels inside `requestState` between rounds of a multi-round-trip request. */
 export interface RequestStatePayload {
   /** The method and target (tool or prompt name) the state was minted for; a state is useless elsewhere. */
   method: string;
   name: string | undefined;
-  /** Who made the request (the middleware's `principalOf`), so another caller cannot replay the state. */
-  principal: string | undefined;
+  /** A hash of who made the request (the middleware's `principalOf`), so another caller cannot replay the state. */
+  principal: string;
   /** Hash of the request's own params (arguments, uri…), so the state cannot be reused with other arguments. */
   paramsHash: string;
   /** Answers of earlier rounds, by inputRequests key, so that every round replays the handler with all of them. */
@@ -69,13 +71,22 @@ export function hashRequestParams(params: Record<string, unknown> | undefined): 
   return createHash('sha256').update(canonicalJson(own)).digest('base64url');
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+/** Arguments nested deeper than this are refused (-32602): no real tool needs them, and recursion must stay bounded. */
+const MAX_PARAMS_DEPTH = 64;
+
+function canonicalJson(value: unknown, depth = 0): string {
+  if (depth > MAX_PARAMS_DEPTH) throw new McpError(ErrorCode.InvalidParams, `Invalid params: nested more than ${MAX_PARAMS_DEPTH} levels deep`);
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, depth + 1)).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.keys(value as object)
       .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key], depth + 1)}`);
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
+}
+
+/** A short hash of the principal (`-` for anonymous): the state is readable by the client, so it names no one. */
+export function principalTag(principal: string | undefined): string {
+  return principal === undefined ? '-' : createHash('sha256').update(principal).digest('hex').slice(0, 16);
 }

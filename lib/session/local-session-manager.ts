@@ -181,9 +181,14 @@ export class LocalSessionManager implements SessionManager {
 
   async closeSession(sessionId: string, info: RequestInfo): Promise<void> {
     const session = await this.requireSession(sessionId, info);
-    // The stored state goes first: a request arriving meanwhile must not restore what DELETE is removing.
-    if (this.sessionStore) await this.sessionStore.delete(sessionId);
-    this.drop(session);
+    // From now on the session serves nothing and writes no state, and its stored state goes before the session
+    // does: a request arriving meanwhile can neither use nor restore what DELETE is removing.
+    session.closing = true;
+    try {
+      if (this.sessionStore) await this.sessionStore.delete(sessionId);
+    } finally {
+      this.drop(session);
+    }
   }
 
   async createStream(sessionId: string, request: JsonRpcRequest, info: RequestInfo): Promise<SseStream> {
@@ -244,30 +249,35 @@ export class LocalSessionManager implements SessionManager {
   async resume(sessionId: string, lastEventId: string, info: RequestInfo): Promise<SseStream> {
     const session = await this.requireSession(sessionId, info);
     session.lastActivity = Date.now();
+    const standaloneRetry = this.primes(session) ? this.settings.sseRetry : undefined;
     if (!this.eventStore) {
       const position = parseLocalEventId(lastEventId);
-      // An id of another copy of this session (before a restore) names streams this copy never had.
-      const stream = position && position.incarnation === session.incarnation ? this.streamAt(session, position.index) : undefined;
-      if (!stream || !stream.canResumeAfter(position!.seq)) return closedStream();
-      if (this.isLiveStandalone(session, stream)) return session.connectStandalone(undefined);
-      return stream.resumeAfter(position!.seq);
+      if (!position) return closedStream();
+      if (position.incarnation !== session.incarnation) {
+        // An id of another copy of this session (before a restore or a failover). Its request streams are gone;
+        // its GET stream goes on here: the client gets this copy's GET stream rather than silence.
+        return position.index === 0 ? session.connectStandalone(standaloneRetry) : closedStream();
+      }
+      const stream = this.streamAt(session, position.index);
+      if (!stream || !stream.canResumeAfter(position.seq)) return closedStream();
+      if (stream === session.standalone) return session.connectStandalone(undefined, position.seq);
+      return stream.resumeAfter(position.seq);
     }
     const streamId = this.eventStore.streamIdOf(lastEventId);
     if (!streamId || !streamId.startsWith(`${sessionId}/`)) return closedStream();
     const position = parseLocalKey(streamId.slice(sessionId.length + 1));
-    const local = position && position.incarnation === session.incarnation ? this.streamAt(session, position.index) : undefined;
-    if (local && this.isLiveStandalone(session, local)) return session.connectStandalone(undefined);
-    if (local) return local.resumeFromStore(lastEventId);
-    // Another instance ran this stream: replay what it stored. The client polls again for anything later.
-    return replayFromStore(this.eventStore, lastEventId, this.onError);
-  }
-
-  /**
-   * A resume of the GET stream while a live connection holds it becomes a keep-alive-only shadow, as a second GET
-   * does: two EventSources resuming one session must not knock each other off in a loop (rmcp #659).
-   */
-  private isLiveStandalone(session: LocalSession, stream: OutboundStream): boolean {
-    return stream === session.standalone && session.standalone.listener?.isOpen === true;
+    if (!position) return closedStream();
+    if (position.incarnation !== session.incarnation) {
+      if (position.index === 0) return session.connectStandalone(standaloneRetry);
+      // Another instance ran this request: replay what it stored. The client polls again for anything later.
+      return replayFromStore(this.eventStore, lastEventId, this.onError);
+    }
+    const local = this.streamAt(session, position.index);
+    if (!local) return replayFromStore(this.eventStore, lastEventId, this.onError);
+    // A resume of the GET stream while another connection holds it waits as a shadow (no two connections knock
+    // each other off in a loop, rmcp #659) and takes over, with what it missed, when that connection goes away.
+    if (local === session.standalone && session.standalone.listener?.isOpen) return session.connectStandalone(undefined);
+    return local.resumeFromStore(lastEventId);
   }
 
   protocolVersionOf(sessionId: string): string | undefined {
@@ -388,7 +398,7 @@ export class LocalSessionManager implements SessionManager {
   }
 
   private persist(session: LocalSession): void {
-    if (!this.sessionStore) return;
+    if (!this.sessionStore || session.closing || session.closed) return;
     session.lastPersisted = Date.now();
     this.sessionStore.store(session.id, session.state).catch(this.onError);
   }
@@ -441,8 +451,9 @@ function parseLocalKey(key: string): { incarnation: string; index: number } | un
   return match ? { incarnation: match[1], index: Number(match[2]) } : undefined;
 }
 
+/** The session serves this caller: it is not being deleted, and it is theirs (or nobody's). */
 function ownedBy(session: LocalSession, info: RequestInfo): boolean {
-  return session.state.principal === undefined || session.state.principal === info.principal;
+  return !session.closing && (session.state.principal === undefined || session.state.principal === info.principal);
 }
 
 function isThenable(value: unknown): value is PromiseLike<Record<string, unknown>> {

@@ -47,11 +47,14 @@ export class LocalSession implements ClientView {
   /** When the state was last written to the SessionStore (epoch ms). */
   lastPersisted: number;
   closed = false;
+  /** DELETE is removing this session: it serves nothing more and writes no more state. */
+  closing = false;
   readonly standalone: OutboundStream;
   readonly streams = new Map<number, OutboundStream>();
   readonly inflight = new Map<RequestId, InFlightRequest>();
   private readonly pending = new Map<RequestId, PendingClientRequest>();
-  private readonly shadows: SseChannel[] = [];
+  /** Keep-alive-only GET connections waiting to take over the standalone stream, oldest first. */
+  private readonly shadows: Array<{ channel: SseChannel; afterSeq: number | undefined }> = [];
   /**
    * Random per session object: part of every local event id and outgoing request id, so that a copy restored on
    * another instance (or after an idle drop) never reuses the ids of an earlier copy.
@@ -68,6 +71,8 @@ export class LocalSession implements ClientView {
     this.lastActivity = now;
     this.lastPersisted = now;
     this.standalone = this.newStream(0);
+    // When the live GET connection goes away, the newest waiting one takes over (and gets what it missed).
+    this.standalone.onListenerDetached = () => this.promoteShadow();
   }
 
   get sessionId(): string {
@@ -149,17 +154,29 @@ export class LocalSession implements ClientView {
   }
 
   /** Opens the GET stream; a second GET while one is live gets a keep-alive-only shadow, never a 409. */
-  connectStandalone(primingRetry: number | undefined): SseChannel {
+  connectStandalone(primingRetry: number | undefined, afterSeq?: number): SseChannel {
     const primary = this.standalone.listener;
-    if (!primary || !primary.isOpen) return this.standalone.connect(primingRetry);
-    const shadow = new SseChannel();
-    shadow.onDetach = () => {
+    if (!primary || !primary.isOpen) {
+      if (afterSeq === undefined) return this.standalone.connect(primingRetry);
+      return this.standalone.resumeAfter(afterSeq);
+    }
+    const shadow = { channel: new SseChannel(), afterSeq };
+    shadow.channel.onDetach = () => {
       const at = this.shadows.indexOf(shadow);
       if (at >= 0) this.shadows.splice(at, 1);
     };
     this.shadows.push(shadow);
-    if (this.shadows.length > this.settings.maxShadowStreams) this.shadows.shift()!.end();
-    return shadow;
+    if (this.shadows.length > this.settings.maxShadowStreams) this.shadows.shift()!.channel.end();
+    return shadow.channel;
+  }
+
+  private promoteShadow(): void {
+    if (this.closed) return;
+    for (let next = this.shadows.pop(); next; next = this.shadows.pop()) {
+      if (!next.channel.isOpen) continue;
+      this.standalone.adoptExisting(next.channel, next.afterSeq);
+      return;
+    }
   }
 
   sendToClient(method: string, params: Record<string, unknown>, stream: OutboundStream, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
@@ -187,7 +204,11 @@ export class LocalSession implements ClientView {
         }, options.timeoutMs);
       }
       this.pending.set(id, { resolve, reject, cleanup });
-      stream.send({ jsonrpc: '2.0', id, method, params });
+      if (!stream.send({ jsonrpc: '2.0', id, method, params })) {
+        this.pending.delete(id);
+        cleanup();
+        reject(new McpError(ErrorCode.InternalError, `${method} could not be sent: its params cannot be serialised as JSON`));
+      }
     });
   }
 
@@ -225,7 +246,7 @@ export class LocalSession implements ClientView {
     for (const stream of this.streams.values()) stream.disconnect();
     this.streams.clear();
     this.standalone.disconnect();
-    for (const shadow of this.shadows.splice(0)) shadow.end();
+    for (const shadow of this.shadows.splice(0)) shadow.channel.end();
   }
 
   private newStream(index: number): OutboundStream {

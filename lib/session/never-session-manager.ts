@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { principalTag } from '../server/request-state.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { EventStore } from '../store/event-store.js';
@@ -24,10 +25,6 @@ export interface NeverSessionManagerOptions {
 /** `stateless:<principal tag>:<uuid>`: the stream ids of persisted stateless replies. */
 const PERSISTED_STREAM_ID = /^stateless:(?:-|[0-9a-f]{16}):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** A short hash of the principal (or `-` for anonymous requests), so the id names no secret. */
-function principalTag(principal: string | undefined): string {
-  return principal === undefined ? '-' : createHash('sha256').update(principal).digest('hex').slice(0, 16);
-}
 
 function persistedStreamId(principal: string | undefined): string {
   return `stateless:${principalTag(principal)}:${randomUUID()}`;

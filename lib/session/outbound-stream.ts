@@ -30,6 +30,8 @@ export class OutboundStream {
   readonly streamId: string;
   /** The live connection, if a client is connected. */
   listener: SseChannel | undefined;
+  /** Called when the live connection's client goes away (not when the server ends it). */
+  onListenerDetached: (() => void) | undefined;
   completed = false;
   completedAt = 0;
   /** The session ended: nothing may attach any more (a resume queued behind store writes ends at once). */
@@ -55,9 +57,12 @@ export class OutboundStream {
     this.onStoreError = options.onStoreError;
   }
 
-  /** Sends a message: stored (or cached) first, then written to the live connection, if any. */
-  send(message: JsonRpcMessage): void {
-    this.emit({ message });
+  /**
+   * Sends a message: stored (or cached) first, then written to the live connection, if any. False when it cannot
+   * be serialised and was dropped (see `serialise`).
+   */
+  send(message: JsonRpcMessage): boolean {
+    return this.emit({ message });
   }
 
   /** A priming event: an id to resume from and the reconnection delay, with no message. */
@@ -158,11 +163,11 @@ export class OutboundStream {
     this.listener = undefined;
   }
 
-  private emit(partial: { message?: JsonRpcMessage; retry?: number }): void {
+  private emit(partial: { message?: JsonRpcMessage; retry?: number }): boolean {
     const event: SseEvent & { seq?: number } = partial;
     if (event.message !== undefined) {
       const data = serialise(event.message, this.onStoreError);
-      if (data === undefined) return;
+      if (data === undefined) return false;
       event.data = data.text;
       event.message = data.message;
     }
@@ -170,7 +175,7 @@ export class OutboundStream {
     if (!this.eventStore) {
       event.id = `${this.localKey}/${event.seq}`;
       this.record(event);
-      return;
+      return true;
     }
     const store = this.eventStore;
     this.after(async () => {
@@ -181,6 +186,7 @@ export class OutboundStream {
       }
       this.record(event);
     });
+    return true;
   }
 
   private record(event: SseEvent): void {
@@ -216,10 +222,28 @@ export class OutboundStream {
 
   private newChannel(): SseChannel {
     const channel = new SseChannel();
-    channel.onDetach = () => {
-      if (this.listener === channel) this.listener = undefined;
-    };
+    this.watch(channel);
     return channel;
+  }
+
+  private watch(channel: SseChannel): void {
+    channel.onDetach = () => {
+      if (this.listener !== channel) return;
+      this.listener = undefined;
+      this.onListenerDetached?.();
+    };
+  }
+
+  /**
+   * Makes an existing connection (a waiting shadow) the live one: it gets what it has not seen (the cached events
+   * after `afterSeq`, or after what the last connection received) and then the stream live.
+   */
+  adoptExisting(channel: SseChannel, afterSeq: number | undefined): void {
+    this.watch(channel);
+    this.after(() => {
+      this.replayInto(channel, afterSeq ?? this.deliveredSeq);
+      this.adopt(channel);
+    });
   }
 
   /** Runs `step` after pending store writes, or now when there are none. */

@@ -7,7 +7,7 @@ import type { ClientView } from '../server/client-view.js';
 import { InputRequiredSignal } from '../server/input-required.js';
 import type { McpServer } from '../server/mcp-server.js';
 import { RequestContext } from '../server/request-context.js';
-import { hashRequestParams, type RequestStateCodec } from '../server/request-state.js';
+import { hashRequestParams, principalTag, type RequestStateCodec } from '../server/request-state.js';
 import { toErrorResponse } from './error-response.js';
 import type { RequestInfo } from './session-manager.js';
 import { StatelessChannel } from './stateless-channel.js';
@@ -64,7 +64,12 @@ export class StatelessDispatcher {
     let state: unknown;
     let stateError: McpError | undefined;
     if (modern && INPUT_METHODS.has(request.method)) {
-      const opened = this.openState(request, info);
+      let opened: ReturnType<StatelessDispatcher['openState']>;
+      try {
+        opened = this.openState(request, info);
+      } catch (error) {
+        opened = error instanceof McpError ? error : new McpError(ErrorCode.InvalidParams, `Invalid params: ${(error as Error).message}`);
+      }
       if (opened instanceof McpError) stateError = opened;
       else if (opened) ({ answers, state } = opened);
       const responses = params?.inputResponses;
@@ -88,14 +93,24 @@ export class StatelessDispatcher {
         message = { jsonrpc: '2.0', id: request.id, result: modern ? this.decorate(request.method, result) : result };
       } catch (error) {
         if (error instanceof InputRequiredSignal && modern && INPUT_METHODS.has(request.method)) {
-          message = { jsonrpc: '2.0', id: request.id, result: this.inputRequired(request, info, error, answers) };
+          try {
+            message = { jsonrpc: '2.0', id: request.id, result: this.inputRequired(request, info, error, answers) };
+          } catch (sealError) {
+            // Params or answers that cannot be hashed or sealed (nested too deeply): a clean error, never a crash.
+            message = toErrorResponse(request, sealError, this.onError);
+          }
         } else if (error instanceof InputRequiredSignal) {
           message = toErrorResponse(request, new McpError(ErrorCode.InvalidRequest, `${request.method} cannot ask the client for input; only tools/call, prompts/get and resources/read can`), this.onError);
         } else {
           message = toErrorResponse(request, error, this.onError);
         }
       }
-      if (!ctx.isAborted) emit(message);
+      if (ctx.isAborted) return;
+      try {
+        emit(message);
+      } catch (error) {
+        this.onError(error);
+      }
     })();
     return { ctx, done };
   }
@@ -136,7 +151,7 @@ export class StatelessDispatcher {
     const requestState = this.codec.seal({
       method: request.method,
       name: targetOf(request),
-      principal: info.principal,
+      principal: principalTag(info.principal),
       paramsHash: hashRequestParams(request.params),
       answers,
       state: signal.state,
@@ -156,7 +171,7 @@ export class StatelessDispatcher {
       !payload ||
       payload.method !== request.method ||
       payload.name !== targetOf(request) ||
-      payload.principal !== info.principal ||
+      payload.principal !== principalTag(info.principal) ||
       payload.paramsHash !== hashRequestParams(request.params)
     ) {
       return new McpError(ErrorCode.InvalidParams, 'Invalid requestState: it was altered, has expired, or belongs to another request; start the request again without it');
