@@ -158,6 +158,24 @@ describe('the built package', () => {
     expect(JSON.parse(cjs)).toEqual(expect.arrayContaining(VALUE_EXPORTS));
   });
 
+  test(`'${pkg.name}/redis' resolves in both formats to the Redis stores, and the root entry never loads the driver`, async () => {
+    const cjs = await node(['-e', `
+      const redisStores = require('${pkg.name}/redis');
+      if (!require.resolve('${pkg.name}/redis').endsWith(require('node:path').join('dist', 'cjs', 'redis', 'index.js'))) throw new Error('resolved to ' + require.resolve('${pkg.name}/redis'));
+      require('${pkg.name}');
+      const driverLoaded = Object.keys(require.cache).some((file) => /node_modules[\\/]@?redis/.test(file));
+      process.stdout.write(JSON.stringify({ names: Object.keys(redisStores).sort(), driverLoaded }));
+    `]);
+    expect(JSON.parse(cjs)).toEqual({ names: expect.arrayContaining(['RedisEventStore', 'RedisSessionStore']), driverLoaded: false });
+    const esm = await node(['--input-type=module', '-e', `
+      import * as redisStores from '${pkg.name}/redis';
+      const resolved = import.meta.resolve('${pkg.name}/redis');
+      if (!resolved.endsWith('/dist/esm/redis/index.js')) throw new Error('resolved to ' + resolved);
+      process.stdout.write(JSON.stringify(Object.keys(redisStores).sort()));
+    `]);
+    expect(JSON.parse(esm)).toEqual(expect.arrayContaining(['RedisEventStore', 'RedisSessionStore']));
+  });
+
   test(`'${pkg.name}/package.json' is exported`, async () => {
     const stdout = await node(['-e', `process.stdout.write(require('${pkg.name}/package.json').version)`]);
     expect(stdout).toBe(pkg.version);

@@ -1,0 +1,7 @@
+/**
+ * Redis adapters for mcp-express: `import { RedisEventStore, RedisSessionStore } from 'mcp-express/redis'`.
+ * Needs the optional peer dependency `redis` (node-redis v5 or v6); pass a connected `createClient()` client.
+ * The core package (`mcp-express`) never imports this module or the driver.
+ */
+export { RedisEventStore, type RedisEventStoreOptions, type RedisEventStoreClient, type RedisEventStoreMulti } from './redis-event-store.js';
+export { RedisSessionStore, type RedisSessionStoreOptions, type RedisSessionStoreClient } from './redis-session-store.js';

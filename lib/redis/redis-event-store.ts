@@ -1,0 +1,166 @@
+import type { SseEvent } from '../session/sse-event.js';
+import type { EventStore, StoredEvent } from '../store/event-store.js';
+
+/**
+ * The commands `RedisEventStore` runs in a transaction. A node-redis (`redis` v5 or v6) `client.multi()` fits;
+ * declared structurally so that any client with modules or RESP options is accepted without generics.
+ */
+export interface RedisEventStoreMulti {
+  hSetNX(key: string, field: string, value: string): RedisEventStoreMulti;
+  hSet(key: string, field: string, value: string): RedisEventStoreMulti;
+  hGet(key: string, field: string): RedisEventStoreMulti;
+  rPush(key: string, element: string): RedisEventStoreMulti;
+  lTrim(key: string, start: number, stop: number): RedisEventStoreMulti;
+  lRange(key: string, start: number, stop: number): RedisEventStoreMulti;
+  pExpire(key: string, ms: number, mode?: 'NX' | 'XX' | 'GT' | 'LT'): RedisEventStoreMulti;
+  exec(): Promise<unknown>;
+}
+
+/** The subset of a connected node-redis client (`createClient()`) that `RedisEventStore` uses. */
+export interface RedisEventStoreClient {
+  incr(key: string): Promise<number>;
+  hGet(key: string, field: string): Promise<unknown>;
+  multi(): RedisEventStoreMulti;
+}
+
+export interface RedisEventStoreOptions {
+  /** Prefix of every key this store writes. Defaults to `'mcp:events:'`. */
+  keyPrefix?: string;
+  /** Events kept per stream; older ones are dropped first. Defaults to `1000`. */
+  maxEventsPerStream?: number;
+  /** Milliseconds a stream is kept after its last event (Redis `PEXPIRE`). Defaults to `300000` (5 minutes). */
+  ttlMs?: number;
+}
+
+/** One list entry: the store-wide seq and what the event carried. */
+interface Entry {
+  seq: number;
+  message?: SseEvent['message'];
+  retry?: number;
+}
+
+const SEPARATOR = '#';
+
+/**
+ * Events in Redis, shared by every instance that uses the same Redis and `keyPrefix`. Same semantics as
+ * `InMemoryEventStore`: ids are `<streamId>#<seq>` with `seq` from one counter for the whole store
+ * (`INCR <prefix>seq`, never expired), so ids never repeat across streams, sessions, instances or stream
+ * incarnations; a stream is kept `ttlMs` after its last event and holds its last `maxEventsPerStream` events.
+ *
+ * Keys, per stream: `<prefix>{<streamId>}:log`, a list of JSON entries `{seq, message, retry}` in seq order, and
+ * `<prefix>{<streamId>}:meta`, a hash with `startSeq` (first seq of this incarnation of the stream id) and
+ * `complete`. The list keeps one entry more than `maxEventsPerStream` once events were dropped: that oldest entry
+ * is never replayed, its seq is the last dropped one (`droppedUpTo`). Both keys of a stream share a hash tag, so
+ * its transaction stays on one Redis Cluster slot. No `KEYS`/`SCAN` anywhere.
+ *
+ * Every instance sharing a `keyPrefix` must use the same `maxEventsPerStream`. A stream is written by one writer
+ * at a time (as the session managers do); concurrent writers to one stream id could interleave out of seq order.
+ */
+export class RedisEventStore implements EventStore {
+  private readonly client: RedisEventStoreClient;
+  private readonly keyPrefix: string;
+  private readonly maxEventsPerStream: number;
+  private readonly ttlMs: number;
+
+  constructor(client: RedisEventStoreClient, options: RedisEventStoreOptions = {}) {
+    this.client = client;
+    this.keyPrefix = options.keyPrefix ?? 'mcp:events:';
+    this.maxEventsPerStream = options.maxEventsPerStream ?? 1000;
+    this.ttlMs = options.ttlMs ?? 5 * 60_000;
+    if (!Number.isInteger(this.maxEventsPerStream) || this.maxEventsPerStream < 1) throw new RangeError('maxEventsPerStream must be a positive integer');
+    if (!Number.isInteger(this.ttlMs) || this.ttlMs < 1) throw new RangeError('ttlMs must be a positive integer');
+  }
+
+  async storeEvent(streamId: string, event: SseEvent): Promise<string> {
+    if (streamId.length === 0) throw new TypeError('storeEvent needs a non-empty streamId');
+    const seq = await this.client.incr(`${this.keyPrefix}seq`);
+    const entry: Entry = { seq, message: event.message, retry: event.retry };
+    const { log, meta } = this.keys(streamId);
+    // No await between the INCR reply and this transaction: on one connection, writes to a stream stay in seq order.
+    await this.client
+      .multi()
+      .hSetNX(meta, 'startSeq', String(seq))
+      .rPush(log, JSON.stringify(entry))
+      .lTrim(log, -(this.maxEventsPerStream + 1), -1)
+      .pExpire(log, this.ttlMs)
+      .pExpire(meta, this.ttlMs)
+      .exec();
+    return `${streamId}${SEPARATOR}${seq}`;
+  }
+
+  async *replayEventsAfter(lastEventId: string): AsyncGenerator<StoredEvent> {
+    const position = parse(lastEventId);
+    if (!position) return;
+    const { log, meta } = this.keys(position.streamId);
+    // One transaction: a consistent snapshot, so events stored while the consumer is slow do not shift this replay.
+    const [startSeqText, raw] = (await this.client.multi().hGet(meta, 'startSeq').lRange(log, 0, -1).exec()) as [unknown, unknown];
+    if (typeof startSeqText !== 'string' || !Array.isArray(raw)) return; // unknown or expired stream
+    const startSeq = Number(startSeqText);
+    const entries: Entry[] = [];
+    for (const text of raw) {
+      try {
+        entries.push(JSON.parse(String(text)) as Entry);
+      } catch {
+        return; // not written by this store: replay nothing rather than something wrong
+      }
+    }
+    // Beyond maxEventsPerStream, the oldest entry is the last dropped event, kept only for its seq.
+    const dropped = entries.length - this.maxEventsPerStream;
+    const droppedUpTo = dropped > 0 ? entries[dropped - 1].seq : 0;
+    const kept = dropped > 0 ? entries.slice(dropped) : entries;
+    // An id newer than anything stored finds nothing after it below. Events after the id were dropped: nothing, never a gap.
+    if (position.seq < droppedUpTo) return;
+    // An id older than this incarnation (its stream id expired and was written again) saw none of these events.
+    const start = position.seq < startSeq ? 0 : firstAfter(kept, position.seq);
+    for (const { seq, message, retry } of kept.slice(start)) {
+      const event: SseEvent = {};
+      if (message !== undefined) event.message = message;
+      if (retry !== undefined) event.retry = retry;
+      yield { id: `${position.streamId}${SEPARATOR}${seq}`, event };
+    }
+  }
+
+  streamIdOf(eventId: string): string | undefined {
+    return parse(eventId)?.streamId;
+  }
+
+  async completeStream(streamId: string): Promise<void> {
+    const { meta } = this.keys(streamId);
+    const startSeq = await this.client.hGet(meta, 'startSeq');
+    if (typeof startSeq !== 'string') return; // unknown or expired stream: nothing to mark
+    // `complete` holds the incarnation's startSeq, so a mark can never leak onto a later incarnation; `NX` gives a
+    // TTL to a hash recreated by this write should the stream have expired in between.
+    await this.client.multi().hSet(meta, 'complete', startSeq).pExpire(meta, this.ttlMs, 'NX').exec();
+  }
+
+  async isStreamComplete(streamId: string): Promise<boolean> {
+    const { meta } = this.keys(streamId);
+    const [startSeq, complete] = (await this.client.multi().hGet(meta, 'startSeq').hGet(meta, 'complete').exec()) as [unknown, unknown];
+    return typeof startSeq === 'string' && startSeq === complete;
+  }
+
+  private keys(streamId: string): { log: string; meta: string } {
+    const base = `${this.keyPrefix}{${streamId}}`;
+    return { log: `${base}:log`, meta: `${base}:meta` };
+  }
+}
+
+/** Index of the first entry with a seq greater than `seq` (entries are in increasing seq order). */
+function firstAfter(entries: Entry[], seq: number): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (entries[mid].seq <= seq) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function parse(eventId: string): { streamId: string; seq: number } | undefined {
+  const at = eventId.lastIndexOf(SEPARATOR);
+  if (at <= 0) return undefined;
+  const seqText = eventId.slice(at + 1);
+  if (!/^\d{1,15}$/.test(seqText)) return undefined;
+  return { streamId: eventId.slice(0, at), seq: Number(seqText) };
+}

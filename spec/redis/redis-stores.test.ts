@@ -1,0 +1,284 @@
+/**
+ * The Redis adapters (`mcp-express/redis`) against a real Redis: the shared store contracts, Redis-specific
+ * behaviour (TTL, trimming, ids across instances) and rmcp's seed scenario across two Express apps.
+ *
+ * Redis at `redis://127.0.0.1:6379` (`REDIS_URL` overrides). Unreachable, the suites are skipped with a warning,
+ * or fail when `REQUIRE_REDIS=1`. Every key of a run starts with a unique prefix and is deleted in afterAll.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createClient } from 'redis';
+import { McpServer, LocalSessionManager, type SessionState, type SseEvent } from '../../lib/index.js';
+import { RedisEventStore, RedisSessionStore, type RedisEventStoreOptions } from '../../lib/redis/index.js';
+import { describeEventStoreContract } from '../store/event-store-contract.js';
+import { describeSessionStoreContract } from '../store/session-store-contract.js';
+import { serve, type Served } from '../helpers/serve.js';
+import { parseSse } from '../helpers/sse.js';
+
+const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const newClient = () => createClient({ url });
+type Client = ReturnType<typeof newClient>;
+
+/** Whether Redis answers PING, checked synchronously (in a child process) so the suites can be registered or not. */
+function probeRedis(): string | undefined {
+  const program = `
+    const { createClient } = require('redis');
+    const client = createClient({ url: process.env.PROBE_URL, socket: { connectTimeout: 2000, reconnectStrategy: false } });
+    client.on('error', () => {});
+    client.connect().then(() => client.ping()).then(() => { client.destroy(); process.exit(0); },
+      (error) => { process.stderr.write(String(error && error.message || error)); process.exit(1); });
+  `;
+  try {
+    execFileSync(process.execPath, ['-e', program], { cwd: path.join(__dirname, '..', '..'), env: { ...process.env, PROBE_URL: url }, timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
+    return undefined;
+  } catch (error) {
+    const e = error as Error & { stderr?: Buffer };
+    return e.stderr?.toString().trim() || e.message;
+  }
+}
+
+test('the core package never imports the Redis adapters or the driver', () => {
+  const root = path.join(__dirname, '..', '..', 'lib');
+  const sources = (fs.readdirSync(root, { recursive: true }) as string[]).filter((file) => file.endsWith('.ts') && !file.startsWith(`redis${path.sep}`));
+  expect(sources).toContain('index.ts');
+  for (const file of sources) expect(fs.readFileSync(path.join(root, file), 'utf8')).not.toMatch(/from ['"](?:redis|@redis\/[^'"]*|[^'"]*\/redis\/[^'"]*)['"]|require\(['"]redis/);
+  // Nor do the adapters load the driver: they take a connected client.
+  for (const file of fs.readdirSync(path.join(root, 'redis'))) expect(fs.readFileSync(path.join(root, 'redis', file), 'utf8')).not.toMatch(/from ['"](?:redis|@redis\/)/);
+});
+
+const unreachable = probeRedis();
+
+if (unreachable !== undefined) {
+  if (process.env.REQUIRE_REDIS === '1') {
+    test(`Redis is reachable at ${url} (REQUIRE_REDIS=1)`, () => {
+      throw new Error(`Redis not reachable at ${url}: ${unreachable}`);
+    });
+  } else {
+    console.warn(`Redis not reachable at ${url} (${unreachable}): skipping the Redis store suites; set REQUIRE_REDIS=1 to make this an error`);
+    test.skip(`Redis store suites (Redis not reachable at ${url})`, () => {});
+  }
+} else {
+  describeRedisSuites();
+}
+
+function describeRedisSuites(): void {
+  const runPrefix = `mcp-express-test:${Date.now()}-${Math.random().toString(36).slice(2)}:`;
+  const clients: Client[] = [];
+  let client: Client;
+
+  async function connect(): Promise<Client> {
+    const created = newClient();
+    created.on('error', (error) => console.error('[redis test client]', error));
+    clients.push(created);
+    await created.connect();
+    return created;
+  }
+
+  let prefixes = 0;
+  /** A key prefix of this run, unique per call. */
+  const prefix = (name: string): string => `${runPrefix}${name}-${++prefixes}:`;
+
+  beforeAll(async () => {
+    client = await connect();
+  });
+
+  afterAll(async () => {
+    if (client) {
+      for await (const keys of client.scanIterator({ MATCH: `${runPrefix}*`, COUNT: 200 })) if (keys.length > 0) await client.del(keys);
+    }
+    await Promise.all(clients.map((each) => each.close()));
+  });
+
+  describeEventStoreContract('RedisEventStore', () => new RedisEventStore(client, { keyPrefix: `${runPrefix}contract-events:` }));
+  describeSessionStoreContract('RedisSessionStore', () => new RedisSessionStore(client, { keyPrefix: `${runPrefix}contract-sessions:` }));
+
+  const event = (method: string): SseEvent => ({ message: { jsonrpc: '2.0', method } });
+  const replay = async (store: RedisEventStore, id: string): Promise<Array<{ id: string; method: string }>> => {
+    const out = [];
+    for await (const stored of store.replayEventsAfter(id)) out.push({ id: stored.id, method: (stored.event.message as { method: string }).method });
+    return out;
+  };
+  const storeAll = async (store: RedisEventStore, streamId: string, methods: string[]): Promise<string[]> => {
+    const ids = [];
+    for (const method of methods) ids.push(await store.storeEvent(streamId, event(method)));
+    return ids;
+  };
+  const eventStore = (options: RedisEventStoreOptions = {}, on: Client = client): RedisEventStore =>
+    new RedisEventStore(on, { keyPrefix: prefix('events'), ...options });
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  describe('RedisEventStore on Redis', () => {
+    test('writes a list and a hash per stream, both with the TTL, and a counter that never expires', async () => {
+      const keyPrefix = prefix('layout');
+      const store = new RedisEventStore(client, { keyPrefix, ttlMs: 60_000 });
+      const [id] = await storeAll(store, 'sess/1', ['a']);
+      expect(id).toMatch(/^sess\/1#\d+$/);
+      expect(await client.lLen(`${keyPrefix}{sess/1}:log`)).toBe(1);
+      expect(await client.hGet(`${keyPrefix}{sess/1}:meta`, 'startSeq')).toBe(id.split('#')[1]);
+      for (const key of [`${keyPrefix}{sess/1}:log`, `${keyPrefix}{sess/1}:meta`]) {
+        const ttl = await client.pTTL(key);
+        expect(ttl).toBeGreaterThan(50_000);
+        expect(ttl).toBeLessThanOrEqual(60_000);
+      }
+      expect(await client.get(`${keyPrefix}seq`)).toBe(id.split('#')[1]);
+      expect(await client.pTTL(`${keyPrefix}seq`)).toBe(-1);
+    });
+
+    test('after TTL expiry an id replays nothing, and once the stream id is written again its new events, with new ids', async () => {
+      const store = eventStore({ ttlMs: 100 });
+      const old = await storeAll(store, 'sess/0', ['a1', 'a2', 'a3']);
+      await store.completeStream('sess/0');
+      expect(await store.isStreamComplete('sess/0')).toBe(true);
+      await sleep(250);
+      expect(await replay(store, old[2])).toEqual([]);
+      expect(await store.isStreamComplete('sess/0')).toBe(false);
+      const fresh = await storeAll(store, 'sess/0', ['b1', 'b2']);
+      expect(new Set([...old, ...fresh]).size).toBe(5);
+      expect(await store.isStreamComplete('sess/0')).toBe(false);
+      const expected = [{ id: fresh[0], method: 'b1' }, { id: fresh[1], method: 'b2' }];
+      expect(await replay(store, old[2])).toEqual(expected);
+      expect(await replay(store, old[0])).toEqual(expected);
+      expect(await replay(store, fresh[0])).toEqual([expected[1]]);
+      expect(await replay(store, fresh[1])).toEqual([]);
+    });
+
+    test('each write extends the TTL of its stream', async () => {
+      const store = eventStore({ ttlMs: 300 });
+      const ids = await storeAll(store, 's/1', ['e1']);
+      for (let n = 2; n <= 4; n++) {
+        await sleep(150);
+        ids.push(...(await storeAll(store, 's/1', [`e${n}`])));
+      }
+      expect((await replay(store, ids[0])).map((stored) => stored.method)).toEqual(['e2', 'e3', 'e4']);
+    });
+
+    test('RedisSessionStore forgets a session ttlMs after its last write', async () => {
+      const store = new RedisSessionStore(client, { keyPrefix: prefix('sessions'), ttlMs: 100 });
+      const state: SessionState = { protocolVersion: '2025-11-25', clientCapabilities: {}, subscriptions: [], initializeParams: {}, createdAt: 0 };
+      await store.store('s', state);
+      expect(await store.load('s')).toEqual(state);
+      await sleep(250);
+      expect(await store.load('s')).toBeUndefined();
+    });
+
+    test('events dropped for maxEventsPerStream after the id give nothing, never a gap', async () => {
+      const keyPrefix = prefix('trim');
+      const store = new RedisEventStore(client, { keyPrefix, maxEventsPerStream: 3 });
+      const ids = await storeAll(store, 's/1', ['e1', 'e2', 'e3', 'e4', 'e5']); // keeps e3..e5
+      expect(await client.lLen(`${keyPrefix}{s/1}:log`)).toBe(4); // plus e2, kept only as the last dropped seq
+      expect(await replay(store, ids[0])).toEqual([]);
+      expect((await replay(store, ids[1])).map((stored) => stored.method)).toEqual(['e3', 'e4', 'e5']);
+      expect(await replay(store, ids[3])).toEqual([{ id: ids[4], method: 'e5' }]);
+      expect(await replay(store, 's/1#999999')).toEqual([]); // newer than anything stored
+    });
+
+    test('an id from an expired incarnation gives nothing once the new one has dropped events', async () => {
+      const store = eventStore({ ttlMs: 100, maxEventsPerStream: 2 });
+      const old = await storeAll(store, 's/1', ['a1']);
+      await sleep(250);
+      const fresh = await storeAll(store, 's/1', ['b1', 'b2', 'b3']); // b1 dropped
+      expect(await replay(store, old[0])).toEqual([]);
+      expect((await replay(store, fresh[0])).map((stored) => stored.method)).toEqual(['b2', 'b3']);
+    });
+
+    test('a replay is not shifted by events stored while it is consumed', async () => {
+      const store = eventStore({ maxEventsPerStream: 3 });
+      const ids = await storeAll(store, 's/1', ['e1', 'e2', 'e3']);
+      const iterator = store.replayEventsAfter(ids[0])[Symbol.asyncIterator]();
+      const first = await iterator.next();
+      await storeAll(store, 's/1', ['e4', 'e5']);
+      const rest = [];
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest.push(next.value.id);
+      expect(first.value?.id).toBe(ids[1]);
+      expect(rest).toEqual([ids[2]]);
+    });
+
+    test('completeStream on an unknown stream is a no-op and writes nothing', async () => {
+      const keyPrefix = prefix('complete');
+      const store = new RedisEventStore(client, { keyPrefix });
+      await store.completeStream('nobody/1');
+      expect(await store.isStreamComplete('nobody/1')).toBe(false);
+      expect(await client.exists(`${keyPrefix}{nobody/1}:meta`)).toBe(0);
+      await storeAll(store, 'nobody/1', ['x']);
+      expect(await store.isStreamComplete('nobody/1')).toBe(false);
+    });
+
+    test('ids are unique across two stores on two clients sharing one Redis, and each replays the other', async () => {
+      const keyPrefix = prefix('shared');
+      const one = new RedisEventStore(client, { keyPrefix });
+      const two = new RedisEventStore(await connect(), { keyPrefix });
+      const write = (store: RedisEventStore, streamId: string) => storeAll(store, streamId, Array.from({ length: 40 }, (_, n) => `${streamId}-${n}`));
+      const [a, b, c] = await Promise.all([write(one, 'a/1'), write(two, 'b/1'), Promise.all([write(one, 'c/1'), write(two, 'c/2')]).then((ids) => ids.flat())]);
+      const all = [...a, ...b, ...c];
+      expect(new Set(all).size).toBe(all.length);
+      expect(new Set(all.map((id) => id.split('#')[1])).size).toBe(all.length); // one counter for both
+      expect((await replay(two, a[37])).map((stored) => stored.id)).toEqual(a.slice(38));
+      expect((await replay(one, b[0])).map((stored) => stored.id)).toEqual(b.slice(1));
+    });
+  });
+
+  describe('two Express apps sharing Redis stores (rmcp seed scenario)', () => {
+    function progressServer(): McpServer {
+      const server = new McpServer({ name: 'progress', version: '1.0.0' });
+      server.tool('progress', { description: 'Reports progress once' }, async (_args, ctx) => {
+        ctx.progress(50, 100, 'working');
+        return { content: [{ type: 'text', text: 'done' }] };
+      });
+      return server;
+    }
+    const json = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+    test('instance B, with its own stores on new clients, replays from Redis the response instance A stored', async () => {
+      const keys = { events: prefix('seed-events'), sessions: prefix('seed-sessions') };
+      const start = async (): Promise<Served> => {
+        const [events, sessions] = [await connect(), await connect()];
+        const sessionManager = new LocalSessionManager({
+          sessionStore: new RedisSessionStore(sessions, { keyPrefix: keys.sessions }),
+          eventStore: new RedisEventStore(events, { keyPrefix: keys.events }),
+        });
+        return serve({ server: progressServer(), sseKeepAlive: 0, sessionManager });
+      };
+
+      const a = await start();
+      const init = await fetch(a.url, {
+        method: 'POST',
+        headers: json,
+        body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1.0"}}}',
+      });
+      const sessionId = init.headers.get('mcp-session-id')!;
+      expect(sessionId).toBeTruthy();
+      await init.text();
+      const session = { ...json, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' };
+      const initialized = await fetch(a.url, { method: 'POST', headers: session, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+      expect(initialized.status).toBe(202);
+
+      const original = await fetch(a.url, {
+        method: 'POST',
+        headers: session,
+        body: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"progress-1"}}}',
+      });
+      const events = parseSse(await original.text());
+      const progressEventId = events.find((each) => each.data?.includes('notifications/progress'))?.id;
+      expect(progressEventId).toBeDefined();
+      await a.close();
+      expect(await client.exists(`${keys.sessions}${sessionId}`)).toBe(1);
+
+      const b = await start();
+      const replayed = await fetch(b.url, {
+        headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18', 'Last-Event-ID': progressEventId! },
+      });
+      expect(replayed.status).toBe(200);
+      const body = await replayed.text();
+      expect(body).toContain('"id":2');
+      expect(body).toContain('done');
+      expect(body).not.toContain('notifications/progress');
+
+      // DELETE on B removes the session from Redis.
+      const deleted = await fetch(b.url, { method: 'DELETE', headers: session });
+      expect(deleted.status).toBe(200);
+      expect(await client.exists(`${keys.sessions}${sessionId}`)).toBe(0);
+      await b.close();
+    });
+  });
+}
