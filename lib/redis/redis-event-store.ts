@@ -1,5 +1,6 @@
 import type { SseEvent } from '../session/sse-event.js';
 import type { EventStore, StoredEvent } from '../store/event-store.js';
+import { firstAfter, formatEventId, parseEventId } from '../store/sequenced-event-id.js';
 
 /**
  * The commands `RedisEventStore` runs in a transaction. A node-redis (`redis` v5 or v6) `client.multi()` fits;
@@ -39,7 +40,6 @@ interface Entry {
   retry?: number;
 }
 
-const SEPARATOR = '#';
 
 /**
  * Events in Redis, shared by every instance that uses the same Redis and `keyPrefix`. Same semantics as
@@ -85,11 +85,11 @@ export class RedisEventStore implements EventStore {
       .pExpire(log, this.ttlMs)
       .pExpire(meta, this.ttlMs)
       .exec();
-    return `${streamId}${SEPARATOR}${seq}`;
+    return formatEventId(streamId, seq);
   }
 
   async *replayEventsAfter(lastEventId: string): AsyncGenerator<StoredEvent> {
-    const position = parse(lastEventId);
+    const position = parseEventId(lastEventId);
     if (!position) return;
     const { log, meta } = this.keys(position.streamId);
     // One transaction: a consistent snapshot, so events stored while the consumer is slow do not shift this replay.
@@ -116,12 +116,12 @@ export class RedisEventStore implements EventStore {
       const event: SseEvent = {};
       if (message !== undefined) event.message = message;
       if (retry !== undefined) event.retry = retry;
-      yield { id: `${position.streamId}${SEPARATOR}${seq}`, event };
+      yield { id: formatEventId(position.streamId, seq), event };
     }
   }
 
   streamIdOf(eventId: string): string | undefined {
-    return parse(eventId)?.streamId;
+    return parseEventId(eventId)?.streamId;
   }
 
   async completeStream(streamId: string): Promise<void> {
@@ -143,24 +143,4 @@ export class RedisEventStore implements EventStore {
     const base = `${this.keyPrefix}{${streamId}}`;
     return { log: `${base}:log`, meta: `${base}:meta` };
   }
-}
-
-/** Index of the first entry with a seq greater than `seq` (entries are in increasing seq order). */
-function firstAfter(entries: Entry[], seq: number): number {
-  let low = 0;
-  let high = entries.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (entries[mid].seq <= seq) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
-function parse(eventId: string): { streamId: string; seq: number } | undefined {
-  const at = eventId.lastIndexOf(SEPARATOR);
-  if (at <= 0) return undefined;
-  const seqText = eventId.slice(at + 1);
-  if (!/^\d{1,15}$/.test(seqText)) return undefined;
-  return { streamId: eventId.slice(0, at), seq: Number(seqText) };
 }

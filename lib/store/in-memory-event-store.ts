@@ -1,5 +1,6 @@
 import type { SseEvent } from '../session/sse-event.js';
 import type { EventStore, StoredEvent } from './event-store.js';
+import { firstAfter, formatEventId, parseEventId } from './sequenced-event-id.js';
 
 export interface InMemoryEventStoreOptions {
   /** Events kept per stream; older ones are dropped first. Defaults to `1000`. */
@@ -26,7 +27,6 @@ interface StreamLog {
   complete: boolean;
 }
 
-const SEPARATOR = '#';
 
 /**
  * Events in this process's memory, bounded by count and age. Ids are `<streamId>#<seq>`, so a store can tell
@@ -69,11 +69,11 @@ export class InMemoryEventStore implements EventStore {
     log.events.push({ seq, event: { message: event.message, retry: event.retry } });
     log.lastWrite = now;
     if (log.events.length > this.maxEventsPerStream) log.droppedUpTo = log.events.shift()!.seq;
-    return `${streamId}${SEPARATOR}${seq}`;
+    return formatEventId(streamId, seq);
   }
 
   async *replayEventsAfter(lastEventId: string): AsyncGenerator<StoredEvent> {
-    const position = parse(lastEventId);
+    const position = parseEventId(lastEventId);
     if (!position) return;
     const log = this.live(position.streamId);
     // Unknown stream, an id newer than anything stored, or events after the id were dropped: nothing, never a gap.
@@ -83,11 +83,11 @@ export class InMemoryEventStore implements EventStore {
     const start = position.seq < log.startSeq ? 0 : firstAfter(log.events, position.seq);
     // Copy first: events stored while the consumer is slow must not shift what this replay yields.
     const events = log.events.slice(start);
-    for (const { seq, event } of events) yield { id: `${position.streamId}${SEPARATOR}${seq}`, event };
+    for (const { seq, event } of events) yield { id: formatEventId(position.streamId, seq), event };
   }
 
   streamIdOf(eventId: string): string | undefined {
-    return parse(eventId)?.streamId;
+    return parseEventId(eventId)?.streamId;
   }
 
   async completeStream(streamId: string): Promise<void> {
@@ -118,24 +118,4 @@ export class InMemoryEventStore implements EventStore {
     this.lastSweep = now;
     for (const [streamId, log] of this.streams) if (now - log.lastWrite > this.ttlMs) this.streams.delete(streamId);
   }
-}
-
-/** Index of the first event with a seq greater than `seq` (events are in increasing seq order). */
-function firstAfter(events: SeqEvent[], seq: number): number {
-  let low = 0;
-  let high = events.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (events[mid].seq <= seq) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
-function parse(eventId: string): { streamId: string; seq: number } | undefined {
-  const at = eventId.lastIndexOf(SEPARATOR);
-  if (at <= 0) return undefined;
-  const seqText = eventId.slice(at + 1);
-  if (!/^\d{1,15}$/.test(seqText)) return undefined;
-  return { streamId: eventId.slice(0, at), seq: Number(seqText) };
 }
