@@ -9,12 +9,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createClient } from 'redis';
-import { McpServer, LocalSessionManager, type SessionState, type SseEvent } from '../../lib/index.js';
+import { McpServer, LocalSessionManager, type SessionState } from '../../lib/index.js';
 import { RedisEventStore, RedisSessionStore, type RedisEventStoreOptions } from '../../lib/redis/index.js';
 import { describeEventStoreContract } from '../store/event-store-contract.js';
 import { describeSessionStoreContract } from '../store/session-store-contract.js';
 import { serve, type Served } from '../helpers/serve.js';
 import { parseSse } from '../helpers/sse.js';
+import { replay, storeAll } from '../store/event-store-helpers.js';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const newClient = () => createClient({ url });
@@ -93,17 +94,6 @@ function describeRedisSuites(): void {
   describeEventStoreContract('RedisEventStore', () => new RedisEventStore(client, { keyPrefix: `${runPrefix}contract-events:` }));
   describeSessionStoreContract('RedisSessionStore', () => new RedisSessionStore(client, { keyPrefix: `${runPrefix}contract-sessions:` }));
 
-  const event = (method: string): SseEvent => ({ message: { jsonrpc: '2.0', method } });
-  const replay = async (store: RedisEventStore, id: string): Promise<Array<{ id: string; method: string }>> => {
-    const out = [];
-    for await (const stored of store.replayEventsAfter(id)) out.push({ id: stored.id, method: (stored.event.message as { method: string }).method });
-    return out;
-  };
-  const storeAll = async (store: RedisEventStore, streamId: string, methods: string[]): Promise<string[]> => {
-    const ids = [];
-    for (const method of methods) ids.push(await store.storeEvent(streamId, event(method)));
-    return ids;
-  };
   const eventStore = (options: RedisEventStoreOptions = {}, on: Client = client): RedisEventStore =>
     new RedisEventStore(on, { keyPrefix: prefix('events'), ...options });
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,6 +1,7 @@
-import { InMemoryEventStore, InMemorySessionStore, type SseEvent } from '../../lib/index.js';
+import { InMemoryEventStore, InMemorySessionStore } from '../../lib/index.js';
 import { describeEventStoreContract } from './event-store-contract.js';
 import { describeSessionStoreContract } from './session-store-contract.js';
+import { replay, storeAll } from './event-store-helpers.js';
 
 describeEventStoreContract('InMemoryEventStore', () => new InMemoryEventStore());
 describeSessionStoreContract('InMemorySessionStore', () => new InMemorySessionStore());
@@ -20,17 +21,6 @@ test('InMemorySessionStore forgets a session ttlMs after its last write', async 
 });
 
 describe('InMemoryEventStore ids across eviction', () => {
-  const event = (method: string): SseEvent => ({ message: { jsonrpc: '2.0', method } });
-  const replay = async (store: InMemoryEventStore, id: string): Promise<Array<{ id: string; method: string }>> => {
-    const out = [];
-    for await (const stored of store.replayEventsAfter(id)) out.push({ id: stored.id, method: (stored.event.message as { method: string }).method });
-    return out;
-  };
-  const storeAll = async (store: InMemoryEventStore, streamId: string, methods: string[]): Promise<string[]> => {
-    const ids = [];
-    for (const method of methods) ids.push(await store.storeEvent(streamId, event(method)));
-    return ids;
-  };
 
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
