@@ -9,13 +9,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createClient } from 'redis';
-import { McpServer, LocalSessionManager, type SessionState } from '../../lib/index.js';
+import { LocalSessionManager, type SessionState } from '../../lib/index.js';
 import { RedisEventStore, RedisSessionStore, type RedisEventStoreOptions } from '../../lib/redis/index.js';
 import { describeEventStoreContract } from '../store/event-store-contract.js';
 import { describeSessionStoreContract } from '../store/session-store-contract.js';
 import { serve, type Served } from '../helpers/serve.js';
-import { parseSse } from '../helpers/sse.js';
 import { replay, storeAll } from '../store/event-store-helpers.js';
+import { progressServer, replayOnSecondInstance } from '../helpers/seed-scenario.js';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const newClient = () => createClient({ url });
@@ -209,16 +209,6 @@ function describeRedisSuites(): void {
   });
 
   describe('two Express apps sharing Redis stores (rmcp seed scenario)', () => {
-    function progressServer(): McpServer {
-      const server = new McpServer({ name: 'progress', version: '1.0.0' });
-      server.tool('progress', { description: 'Reports progress once' }, async (_args, ctx) => {
-        ctx.progress(50, 100, 'working');
-        return { content: [{ type: 'text', text: 'done' }] };
-      });
-      return server;
-    }
-    const json = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-
     test('instance B, with its own stores on new clients, replays from Redis the response instance A stored', async () => {
       const keys = { events: prefix('seed-events'), sessions: prefix('seed-sessions') };
       const start = async (): Promise<Served> => {
@@ -230,39 +220,13 @@ function describeRedisSuites(): void {
         return serve({ server: progressServer(), sseKeepAlive: 0, sessionManager });
       };
 
-      const a = await start();
-      const init = await fetch(a.url, {
-        method: 'POST',
-        headers: json,
-        body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1.0"}}}',
+      const { sessionId, session, b, replayStatus, replayBody } = await replayOnSecondInstance(start, async (id) => {
+        expect(await client.exists(`${keys.sessions}${id}`)).toBe(1);
       });
-      const sessionId = init.headers.get('mcp-session-id')!;
-      expect(sessionId).toBeTruthy();
-      await init.text();
-      const session = { ...json, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' };
-      const initialized = await fetch(a.url, { method: 'POST', headers: session, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
-      expect(initialized.status).toBe(202);
-
-      const original = await fetch(a.url, {
-        method: 'POST',
-        headers: session,
-        body: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"progress-1"}}}',
-      });
-      const events = parseSse(await original.text());
-      const progressEventId = events.find((each) => each.data?.includes('notifications/progress'))?.id;
-      expect(progressEventId).toBeDefined();
-      await a.close();
-      expect(await client.exists(`${keys.sessions}${sessionId}`)).toBe(1);
-
-      const b = await start();
-      const replayed = await fetch(b.url, {
-        headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18', 'Last-Event-ID': progressEventId! },
-      });
-      expect(replayed.status).toBe(200);
-      const body = await replayed.text();
-      expect(body).toContain('"id":2');
-      expect(body).toContain('done');
-      expect(body).not.toContain('notifications/progress');
+      expect(replayStatus).toBe(200);
+      expect(replayBody).toContain('"id":2');
+      expect(replayBody).toContain('done');
+      expect(replayBody).not.toContain('notifications/progress');
 
       // DELETE on B removes the session from Redis.
       const deleted = await fetch(b.url, { method: 'DELETE', headers: session });

@@ -4,18 +4,10 @@
  * EventStore; A serves initialize and a tool call that emits progress and is shut down; B restores the session
  * and, given the progress event's id, replays the final response.
  */
-import { McpServer, LocalSessionManager, InMemorySessionStore, InMemoryEventStore } from '../../lib/index.js';
+import { LocalSessionManager, InMemorySessionStore, InMemoryEventStore } from '../../lib/index.js';
+import { progressServer, replayOnSecondInstance } from '../helpers/seed-scenario.js';
 import { serve, type Served } from '../helpers/serve.js';
-import { parseSse } from '../helpers/sse.js';
 
-function progressServer(): McpServer {
-  const server = new McpServer({ name: 'progress', version: '1.0.0' });
-  server.tool('progress', { description: 'Reports progress once' }, async (_args, ctx) => {
-    ctx.progress(50, 100, 'working');
-    return { content: [{ type: 'text', text: 'done' }] };
-  });
-  return server;
-}
 
 const json = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
@@ -24,36 +16,8 @@ test('instance B replays from the shared store the response instance A stored', 
   const eventStore = new InMemoryEventStore();
   const start = (): Promise<Served> =>
     serve({ server: progressServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ sessionStore, eventStore }) });
-
-  const a = await start();
-  const init = await fetch(a.url, {
-    method: 'POST',
-    headers: json,
-    body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1.0"}}}',
-  });
-  const sessionId = init.headers.get('mcp-session-id')!;
-  expect(sessionId).toBeTruthy();
-  await init.text();
-  const session = { ...json, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' };
-  const initialized = await fetch(a.url, { method: 'POST', headers: session, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
-  expect(initialized.status).toBe(202);
-
-  const original = await fetch(a.url, {
-    method: 'POST',
-    headers: session,
-    body: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"progress-1"}}}',
-  });
-  const events = parseSse(await original.text());
-  const progressEventId = events.find((event) => event.data?.includes('notifications/progress'))?.id;
-  expect(progressEventId).toBeDefined();
-  await a.close();
-
-  const b = await start();
-  const replay = await fetch(b.url, {
-    headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18', 'Last-Event-ID': progressEventId! },
-  });
-  expect(replay.status).toBe(200);
-  const replayBody = await replay.text();
+  const { b, replayStatus, replayBody } = await replayOnSecondInstance(start);
+  expect(replayStatus).toBe(200);
   expect(replayBody).toContain('"id":2');
   expect(replayBody).not.toContain('notifications/progress');
   await b.close();

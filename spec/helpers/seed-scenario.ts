@@ -1,0 +1,63 @@
+/**
+ * The scenario of rmcp's `restored_instance_replays_events_from_shared_store`
+ * (shared/seeds/rmcp-test_streamable_http_event_store.rs.txt), for any pair of stores: instance A serves
+ * initialize and a tool call that emits progress and is shut down; instance B, given the progress event's id,
+ * replays the final response. Each spec supplies how an instance is started (its stores).
+ */
+import { McpServer } from '../../lib/index.js';
+import type { Served } from './serve.js';
+import { parseSse } from './sse.js';
+
+/** A server whose `progress` tool reports progress once, then answers "done". */
+export function progressServer(): McpServer {
+  const server = new McpServer({ name: 'progress', version: '1.0.0' });
+  server.tool('progress', { description: 'Reports progress once' }, async (_args, ctx) => {
+    ctx.progress(50, 100, 'working');
+    return { content: [{ type: 'text', text: 'done' }] };
+  });
+  return server;
+}
+
+const json = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+export interface SeedResult {
+  sessionId: string;
+  /** Headers of a session-era request in that session. */
+  session: Record<string, string>;
+  /** Instance B, still running: the caller closes it. */
+  b: Served;
+  replayStatus: number;
+  replayBody: string;
+}
+
+/** Runs the scenario; `afterA` runs once A is shut down (to look at the stores between the two instances). */
+export async function replayOnSecondInstance(start: () => Promise<Served>, afterA?: (sessionId: string) => Promise<void>): Promise<SeedResult> {
+  const a = await start();
+  const init = await fetch(a.url, {
+    method: 'POST',
+    headers: json,
+    body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1.0"}}}',
+  });
+  const sessionId = init.headers.get('mcp-session-id')!;
+  expect(sessionId).toBeTruthy();
+  await init.text();
+  const session = { ...json, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' };
+  const initialized = await fetch(a.url, { method: 'POST', headers: session, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+  expect(initialized.status).toBe(202);
+
+  const original = await fetch(a.url, {
+    method: 'POST',
+    headers: session,
+    body: '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"progress-1"}}}',
+  });
+  const progressEventId = parseSse(await original.text()).find((event) => event.data?.includes('notifications/progress'))?.id;
+  expect(progressEventId).toBeDefined();
+  await a.close();
+  await afterA?.(sessionId);
+
+  const b = await start();
+  const replay = await fetch(b.url, {
+    headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18', 'Last-Event-ID': progressEventId! },
+  });
+  return { sessionId, session, b, replayStatus: replay.status, replayBody: await replay.text() };
+}
