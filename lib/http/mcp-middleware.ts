@@ -43,6 +43,10 @@ export function mcpMiddleware(options: McpMiddlewareOptions): McpRequestHandler 
   const handler = function mcp(req: ExpressLikeRequest, res: ServerResponse, next: NextFunction): void {
     const path = req.path ?? pathOf(req.url);
     if (path !== o.path && path !== o.path + '/') return next();
+    if (hasRepeatedHost(req.rawHeaders)) {
+      // RFC 9112 §3.2: a request with more than one Host field is invalid. Node keeps the first; we refuse it.
+      return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: the request has more than one Host header');
+    }
     const verdict = checkHostAndOrigin(header(req, 'host'), header(req, 'origin'), o.guard);
     if (!verdict.ok) return sendError(res, verdict.status, ErrorCode.ServerError, verdict.message);
     switch (req.method) {
@@ -66,6 +70,19 @@ export function mcpMiddleware(options: McpMiddlewareOptions): McpRequestHandler 
     return o.sessionManager.shutdown();
   };
   return handler;
+}
+
+/** More than one `Host` field among the raw headers (name/value pairs). */
+function hasRepeatedHost(rawHeaders: readonly string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (name.length === 4 && name.toLowerCase() === 'host') {
+      if (seen) return true;
+      seen = true;
+    }
+  }
+  return false;
 }
 
 function pathOf(url: string | undefined): string {

@@ -7,6 +7,7 @@ import { LocalSessionManager } from '../session/local-session-manager.js';
 import { NeverSessionManager } from '../session/never-session-manager.js';
 import type { SessionManager } from '../session/session-manager.js';
 import { StatelessDispatcher } from '../session/stateless-dispatcher.js';
+import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_SSE_RETRY } from '../defaults.js';
 import { LOOPBACK_HOSTS, normaliseHosts, type HostGuardSettings } from './host-guard.js';
 import { KeepAliveTicker } from './keep-alive.js';
 import { ListenRegistry } from './subscriptions-listen.js';
@@ -65,6 +66,21 @@ export interface McpMiddlewareOptions {
   /** Most `subscriptions/listen` streams open at once; more get 503. Defaults to `1024`. */
   maxSubscriptions?: number;
   /**
+   * Most resource URIs one `subscriptions/listen` request may name in `notifications.resourceSubscriptions`; more
+   * get 400 / -32602. Defaults to `1000`.
+   */
+  maxListenFilterUris?: number;
+  /** Largest total length (characters) of those URIs; more gets 400 / -32602. Defaults to `65536` (64 KiB). */
+  maxListenFilterBytes?: number;
+  /**
+   * Bytes of JSON text that may wait for a client that reads an SSE stream slowly. Past it, a stream that can be
+   * resumed (an EventStore, or the events still in memory) ends its connection with a retry hint and the client
+   * resumes with `Last-Event-ID`; one that cannot ends with an error response and its request is cancelled.
+   * `ctx.progress`/`ctx.log` return promises that wait for room, for handlers that emit a lot. Defaults to
+   * `1048576` (1 MiB).
+   */
+  maxBufferedBytesPerStream?: number;
+  /**
    * Called with errors no client can be told about: unexpected failures (the client gets a bare 500) and handler
    * exceptions of stateless requests (the client gets -32603). Defaults to `console.error`.
    */
@@ -75,6 +91,13 @@ export interface McpMiddlewareOptions {
    * id when one OAuth client serves many users. Defaults to `req.auth?.clientId`.
    */
   principalOf?: (req: IncomingMessage & { auth?: AuthInfo }) => string | undefined;
+  /**
+   * URL of this server's protected resource metadata (RFC 9728), named as `resource_metadata` in the step-up
+   * challenge (403 `insufficient_scope`) a request gets when the tool, prompt or resource it names has
+   * `requiredScopes` its token lacks. Defaults to the `resourceMetadataUrl` of the `requireBearerAuth` that
+   * authenticated the request, if any.
+   */
+  resourceMetadataUrl?: string;
 }
 
 /** Options merged with their defaults, once, when the middleware is built. */
@@ -93,15 +116,16 @@ export interface ResolvedOptions {
   /** The session manager when it is a NeverSessionManager (persisted stateless streams, replay). */
   never: NeverSessionManager | undefined;
   listens: ListenRegistry;
+  maxBufferedBytes: number;
   onError: (error: unknown) => void;
   principalOf: (req: IncomingMessage & { auth?: AuthInfo }) => string | undefined;
+  resourceMetadataUrl: string | undefined;
   /** Argument → `x-mcp-header` name of the tool a tools/call names (SEP-2243 `Mcp-Param-*`). */
   paramHeaders(request: JsonRpcRequest): ReadonlyMap<string, string> | undefined;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_SSE_KEEP_ALIVE = 15_000;
-export const DEFAULT_SSE_RETRY = 3000;
 
 export function resolveOptions(options: McpMiddlewareOptions): ResolvedOptions {
   if (!options || typeof options.server?.handle !== 'function') {
@@ -120,7 +144,11 @@ export function resolveOptions(options: McpMiddlewareOptions): ResolvedOptions {
   if (!legacySessions && sessionManager.stateful) {
     throw new TypeError('legacySessions: false needs a stateless session manager: drop the sessionManager option or pass a NeverSessionManager.');
   }
-  sessionManager.attach(options.server, { sseRetry });
+  const maxBufferedBytes = options.maxBufferedBytesPerStream ?? DEFAULT_MAX_BUFFERED_BYTES;
+  for (const [name, value] of Object.entries({ maxBufferedBytesPerStream: maxBufferedBytes, maxListenFilterUris: options.maxListenFilterUris, maxListenFilterBytes: options.maxListenFilterBytes })) {
+    if (value !== undefined && !(typeof value === 'number' && value > 0)) throw new TypeError(`${name} must be a positive number (got ${String(value)}).`);
+  }
+  sessionManager.attach(options.server, { sseRetry, maxBufferedBytes });
   const server = options.server;
   const responseMode = options.responseMode ?? 'auto';
   if (!['auto', 'sse', 'json'].includes(responseMode)) throw new TypeError(`responseMode must be 'auto', 'sse' or 'json' (got ${String(responseMode)}).`);
@@ -135,9 +163,11 @@ export function resolveOptions(options: McpMiddlewareOptions): ResolvedOptions {
     responseMode,
     onError,
     principalOf: options.principalOf ?? ((req) => req.auth?.clientId),
+    resourceMetadataUrl: options.resourceMetadataUrl,
     stateless: new StatelessDispatcher(server, codec, { ttlMs: cache?.ttlMs ?? 0, cacheScope: cache?.cacheScope ?? 'public' }, onError),
     never: sessionManager instanceof NeverSessionManager ? sessionManager : undefined,
-    listens: new ListenRegistry(options.maxSubscriptions ?? 1024),
+    listens: new ListenRegistry(options.maxSubscriptions ?? 1024, options.maxListenFilterUris ?? 1000, options.maxListenFilterBytes ?? 64 * 1024),
+    maxBufferedBytes,
     paramHeaders(request) {
       if (request.method !== 'tools/call' || typeof request.params?.name !== 'string') return undefined;
       const descriptor = server.toolDescriptor(request.params.name);

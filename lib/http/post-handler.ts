@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { parseMessage, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
+import { describeValue } from '../protocol/safe-text.js';
 import { classifyEra } from '../protocol/era.js';
 import { isSessionEraVersion, SESSION_ERA_VERSIONS } from '../protocol/versions.js';
 import { SessionsUnavailableError } from '../session/local-session-manager.js';
@@ -16,6 +17,7 @@ import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
 import { requestInfo } from './request-info.js';
+import { refuseWithoutRequiredScopes } from '../auth/step-up.js';
 
 type Req = IncomingMessage & { body?: unknown; _body?: boolean; auth?: RequestInfo['authInfo'] };
 
@@ -65,6 +67,7 @@ export async function handlePost(req: Req, res: ServerResponse, o: ResolvedOptio
   if (!isValidSessionId(sessionId)) return sessionNotFound(res, sessionId, idOf(body));
   try {
     if (parsed.kind === 'request') {
+      if (refuseWithoutRequiredScopes(res, o, info, parsed.message)) return;
       const stream = await o.sessionManager.createStream(sessionId, parsed.message, info);
       await writeStream(res, stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse });
     } else {
@@ -94,7 +97,7 @@ async function initialize(
       res,
       400,
       ErrorCode.InvalidRequest,
-      `Invalid Request: MCP-Protocol-Version header (${versionHeader}) does not match initialize params.protocolVersion (${String(requested)})`,
+      `Invalid Request: MCP-Protocol-Version header (${versionHeader}) does not match initialize params.protocolVersion (${describeValue(requested)})`,
       request.id,
     );
   }
@@ -136,6 +139,7 @@ async function handleBatch(
   }
   if (sessionId === undefined) return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required; send initialize first to get one');
   if (!isValidSessionId(sessionId)) return sessionNotFound(res, sessionId);
+  for (const message of messages) if ('method' in message && 'id' in message && refuseWithoutRequiredScopes(res, o, info, message)) return;
   try {
     const streams: SseStream[] = [];
     for (const message of messages) {

@@ -12,10 +12,8 @@ export function readJsonBody(req: IncomingMessage & { body?: unknown; _body?: bo
   // parsed by express.json() only when they came with Content-Length: a chunked body an upstream parser already
   // read cannot be measured here (its own `limit` applies then).
   const declared = Number(req.headers['content-length']);
-  if (declared > maxBytes) {
-    req.resume();
-    return tooLarge(maxBytes);
-  }
+  // The answer closes the connection (see sendJson): nothing more of the body is read.
+  if (declared > maxBytes) return tooLarge(maxBytes);
   if (req._body === true || (req.readableEnded && req.body !== undefined)) return { ok: true, value: req.body };
   // `req.complete` alone says nothing here: it is true as soon as the whole body has arrived, read or not.
   if (req.readableEnded || req.readableDidRead) {
@@ -43,7 +41,7 @@ export function readJsonBody(req: IncomingMessage & { body?: unknown; _body?: bo
       size += chunk.length;
       if (size > maxBytes) {
         chunks.length = 0;
-        req.resume();
+        req.pause();
         finish(tooLarge(maxBytes));
         return;
       }

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorResponse, type RequestId } from '../protocol/jsonrpc.js';
 
 /** Writes a JSON body with a status; the one place that serialises HTTP-level JSON. */
@@ -10,9 +10,48 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     // A result that cannot be serialised (a BigInt, a cycle) still ends the request, with the request's id.
     text = JSON.stringify(errorResponse(idOf(body), -32603, `Internal error: the result could not be serialised as JSON (${(error as Error).message})`));
   }
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+  const unreadBody = mustCloseForBody(res.req, status);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers, ...(unreadBody ? CLOSE : undefined) });
   res.end(text);
+  if (unreadBody) stopReading(res);
 }
+
+const CLOSE = { Connection: 'close' };
+
+/**
+ * True when the answer must close the connection because of a body that has not fully arrived: Node would
+ * otherwise read (and discard) whatever the client goes on sending, an endless chunked upload included, to reuse
+ * the connection. A refused oversized body (413) always closes; another early answer (406, 415…) keeps the
+ * connection when the body's declared length is small enough to drain.
+ */
+function mustCloseForBody(req: IncomingMessage | undefined, status: number): boolean {
+  if (!req || req.complete) return false;
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  if (length === undefined || length === '0') return false;
+  return status === 413 || !(Number(length) <= DRAINABLE_BODY_BYTES);
+}
+
+/** A body this small is read and dropped after an early answer, so the connection can be reused. */
+const DRAINABLE_BODY_BYTES = 64 * 1024;
+
+/**
+ * Stops reading the request: Node then closes the connection once the answer is flushed (`Connection: close`),
+ * without reading and discarding the rest of the body first. A client that does not take the answer is cut off
+ * after `SOCKET_LINGER_MS`.
+ */
+function stopReading(res: ServerResponse): void {
+  const req = res.req as IncomingMessage;
+  // read(0) marks the body as consumed, so Node does not drain it after the response; pause() stops the socket.
+  req.read(0);
+  req.pause();
+  res.once('finish', () => {
+    setTimeout(() => req.socket?.destroy(), SOCKET_LINGER_MS).unref();
+  });
+}
+
+/** How long a connection whose body was refused may drain its answer before it is destroyed. */
+const SOCKET_LINGER_MS = 1000;
 
 /** An HTTP error carrying a JSON-RPC error body (id echoed when known). */
 export function sendError(res: ServerResponse, status: number, code: number, message: string, id?: RequestId | null, data?: unknown, headers?: Record<string, string>): void {

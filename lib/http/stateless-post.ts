@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, parseMessage, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../protocol/meta-keys.js';
+import { describeValue } from '../protocol/safe-text.js';
 import { checkStandardHeaders, hasInvalidHeaderCharacters } from '../protocol/standard-headers.js';
 import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from '../protocol/types.js';
 import { DEFAULT_NEGOTIATED_VERSION, isStatelessEraVersion, PRIMING_MIN_VERSION, STATELESS_ERA_VERSIONS } from '../protocol/versions.js';
@@ -17,6 +18,7 @@ import { serveListen } from './subscriptions-listen.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
 import { formatStreamEvent } from './sse-format.js';
 import { requestInfo } from './request-info.js';
+import { refuseWithoutRequiredScopes } from '../auth/step-up.js';
 
 type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
 
@@ -64,7 +66,7 @@ export async function handleStatelessEraPost(req: Req, res: ServerResponse, o: R
       res,
       400,
       ErrorCode.HeaderMismatch,
-      `Header mismatch: MCP-Protocol-Version header (${versionHeader}) does not match _meta["${META_PROTOCOL_VERSION}"] (${String(metaVersion)})`,
+      `Header mismatch: MCP-Protocol-Version header (${versionHeader}) does not match _meta["${META_PROTOCOL_VERSION}"] (${describeValue(metaVersion)})`,
       id,
     );
   }
@@ -105,6 +107,7 @@ export async function handleStatelessEraPost(req: Req, res: ServerResponse, o: R
   );
   const info: RequestInfo = requestInfo(req, o);
   if (request.method === 'subscriptions/listen') return serveListen(req, res, o, request, client);
+  if (refuseWithoutRequiredScopes(res, o, info, request)) return;
   return serveStatelessRequest(res, o, request, client, true, info);
 }
 
@@ -112,7 +115,8 @@ export async function handleStatelessEraPost(req: Req, res: ServerResponse, o: R
 export async function handleSessionEraStateless(req: Req, res: ServerResponse, o: ResolvedOptions, message: JsonRpcMessage, versionHeader: string | undefined): Promise<void> {
   if (!('method' in message) || !('id' in message)) return sendAccepted(res);
   const request = message as JsonRpcRequest;
-  const version = request.method === 'initialize' ? String(request.params?.protocolVersion ?? DEFAULT_NEGOTIATED_VERSION) : (versionHeader ?? DEFAULT_NEGOTIATED_VERSION);
+  const requested = request.params?.protocolVersion;
+  const version = request.method === 'initialize' ? (typeof requested === 'string' ? requested : DEFAULT_NEGOTIATED_VERSION) : (versionHeader ?? DEFAULT_NEGOTIATED_VERSION);
   const capabilities = (request.method === 'initialize' ? request.params?.capabilities : undefined) as ClientCapabilities | undefined;
   const client = new StatelessClient(
     version,
@@ -122,6 +126,7 @@ export async function handleSessionEraStateless(req: Req, res: ServerResponse, o
     false,
     `A ${version} client needs a session for sampling, elicitation and roots requests, and this server runs without sessions; use a 2026-07-28 client, or serve 2025-era clients with a LocalSessionManager.`,
   );
+  if (refuseWithoutRequiredScopes(res, o, { authInfo: req.auth, httpRequest: req }, request)) return;
   return serveStatelessRequest(res, o, request, client, false, requestInfo(req, o));
 }
 
@@ -138,13 +143,32 @@ async function serveStatelessRequest(
   if (persisted) {
     // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
     // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
-    const run = o.stateless.run(request, client, modern, info, (message) => persisted.stream.send(message));
+    const run = o.stateless.run(request, client, modern, info, (message) => {
+      persisted.stream.send(message);
+      return persisted.stream.listener?.waitForRoom();
+    });
     void run.done.finally(() => o.never!.completePersistedStream(persisted.stream)).catch(o.onError);
     await writeStatelessReply(res, persisted.channel, 'sse', modern, o, PERSISTED_PRIMING_HOLD_MS);
     return;
   }
-  const channel = new SseChannel();
-  const run = o.stateless.run(request, client, modern, info, (message) => channel.push({ message }));
+  const channel = new SseChannel(o.maxBufferedBytes);
+  const run = o.stateless.run(request, client, modern, info, (message) => {
+    channel.push({ message });
+    return channel.waitForRoom();
+  });
+  // A reader too slow for this unresumable reply: it ends with an error response and the handler is cancelled.
+  channel.onOverflow = () => {
+    channel.clear();
+    channel.push({
+      message: errorResponse(
+        request.id,
+        ErrorCode.ServerError,
+        `The client read this response too slowly: more than ${o.maxBufferedBytes} bytes waited to be sent (option maxBufferedBytesPerStream); the request was cancelled`,
+      ),
+    });
+    channel.end();
+    run.ctx.abort(new Error('The client read the response too slowly'));
+  };
   void run.done.finally(() => channel.end()).catch(o.onError);
   // Cancels at once when the client already left (e.g. while an upstream middleware awaited).
   const off = onResponseClose(res, () => run.ctx.abort(new Error('The client disconnected')));

@@ -75,8 +75,11 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
         start();
       }
       if (res.writableEnded) break;
-      res.write(formatStreamEvent(event));
+      const flowing = res.write(formatStreamEvent(event));
       if (tracked) tracked.lastWrite = Date.now();
+      // Backpressure: while the socket is congested nothing more is pulled, so events wait in the stream's
+      // bounded queue (see SseChannel) instead of piling up in the socket's buffer.
+      if (!flowing) await drained(res);
     }
     if (gone) return;
     if (!started) {
@@ -91,6 +94,20 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
     off();
     options.keepAlive.untrack(tracked);
   }
+}
+
+/** Settles when a congested response can take more ('drain'), or when it closed. */
+export function drained(res: ServerResponse): Promise<void> {
+  if (!res.writableNeedDrain || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 function isResponse(message: JsonRpcMessage): boolean {

@@ -21,7 +21,13 @@ interface ListenFilter {
 /** Open listen streams of one middleware, so that `close()` can end them gracefully. */
 export class ListenRegistry {
   readonly open = new Set<() => void>();
-  constructor(readonly max: number) {}
+  constructor(
+    readonly max: number,
+    /** Most URIs in one listen's `resourceSubscriptions` (option maxListenFilterUris). */
+    readonly maxFilterUris: number,
+    /** Largest total length of those URIs (option maxListenFilterBytes). */
+    readonly maxFilterBytes: number,
+  ) {}
 
   closeAll(): void {
     for (const end of [...this.open]) end();
@@ -43,8 +49,22 @@ export function serveListen(_req: IncomingMessage, res: ServerResponse, o: Resol
   if (requested.toolsListChanged === true && capabilities.tools?.listChanged) honoured.toolsListChanged = true;
   if (requested.promptsListChanged === true && capabilities.prompts?.listChanged) honoured.promptsListChanged = true;
   if (requested.resourcesListChanged === true && capabilities.resources?.listChanged) honoured.resourcesListChanged = true;
+  let subscribed: ReadonlySet<string> | undefined;
   if (Array.isArray(requested.resourceSubscriptions) && capabilities.resources?.subscribe) {
-    honoured.resourceSubscriptions = requested.resourceSubscriptions.filter((uri) => typeof uri === 'string');
+    const uris = requested.resourceSubscriptions.filter((uri) => typeof uri === 'string');
+    // The filter lives as long as the stream: bounded in count and size, like a session's subscriptions.
+    const length = uris.reduce((total, uri) => total + uri.length, 0);
+    if (uris.length > o.listens.maxFilterUris || length > o.listens.maxFilterBytes) {
+      return sendError(
+        res,
+        400,
+        ErrorCode.InvalidParams,
+        `Invalid params: notifications.resourceSubscriptions names ${uris.length} URIs of ${length} characters in all; this server takes at most ${o.listens.maxFilterUris} URIs (option maxListenFilterUris) of ${o.listens.maxFilterBytes} characters (option maxListenFilterBytes)`,
+        request.id,
+      );
+    }
+    honoured.resourceSubscriptions = uris;
+    subscribed = new Set(uris);
   }
   const subscriptionId = request.id;
   const tag = (notification: JsonRpcNotification): JsonRpcNotification => ({
@@ -55,6 +75,11 @@ export function serveListen(_req: IncomingMessage, res: ServerResponse, o: Resol
   const tracked = o.keepAlive.track(res);
   const write = (notification: JsonRpcNotification) => {
     if (res.writableEnded || res.destroyed) return;
+    // A listener that does not read: rather than buffer without end, its stream ends; the client listens again.
+    if (res.writableLength > o.maxBufferedBytes) {
+      res.destroy();
+      return;
+    }
     res.write(formatStreamEvent({ message: tag(notification) }));
     if (tracked) tracked.lastWrite = Date.now();
   };
@@ -68,7 +93,7 @@ export function serveListen(_req: IncomingMessage, res: ServerResponse, o: Resol
       case 'resourcesListChanged':
         return honoured[event.kind] === true;
       case 'resourceUpdated':
-        return honoured.resourceSubscriptions?.includes(event.resourceUri!) ?? false;
+        return subscribed?.has(event.resourceUri!) ?? false;
     }
   };
   const stopListening = o.server.addEventListener((event) => {

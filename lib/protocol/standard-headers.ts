@@ -4,6 +4,8 @@
  * authoritative).
  */
 
+import { describeValue, ownValue } from './safe-text.js';
+
 /** The body field `Mcp-Name` mirrors, per method. */
 export const NAME_FIELD: Readonly<Record<string, string>> = {
   'tools/call': 'name',
@@ -62,13 +64,13 @@ export function checkStandardHeaders(
   const methodHeader = header('mcp-method');
   if (methodHeader === undefined) return 'missing required Mcp-Method header';
   if (methodHeader.trim() !== method) return `Mcp-Method header (${methodHeader.trim()}) does not match the body's method (${method})`;
-  const nameField = NAME_FIELD[method];
+  const nameField = ownValue(NAME_FIELD, method);
   if (nameField !== undefined) {
     const raw = header('mcp-name');
     if (raw === undefined) return `missing required Mcp-Name header for ${method}`;
     const decoded = decodeHeaderValue(raw);
     if (decoded === undefined) return 'Mcp-Name header has an invalid =?base64?…?= encoding';
-    if (decoded !== params?.[nameField]) return `Mcp-Name header (${decoded}) does not match params.${nameField} (${String(params?.[nameField])})`;
+    if (decoded !== params?.[nameField]) return `Mcp-Name header (${describeValue(decoded)}) does not match params.${nameField} (${describeValue(params?.[nameField])})`;
   }
   if (paramHeaders && paramHeaders.size > 0) {
     const args = (params?.arguments ?? {}) as Record<string, unknown>;

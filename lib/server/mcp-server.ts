@@ -1,11 +1,13 @@
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
-import { LOGGING_LEVELS, type Implementation, type LoggingLevel, type ServerCapabilities } from '../protocol/types.js';
+import { LOGGING_LEVELS, type Implementation, type LoggingLevel, type ReadResourceResult, type ServerCapabilities } from '../protocol/types.js';
 import { PromptRegistry, type PromptArgsShape, type PromptConfig, type PromptHandler, type RegisteredPrompt } from './prompt-registry.js';
 import type { RequestContext } from './request-context.js';
 import {
+  MAX_URI_LENGTH,
   ResourceRegistry,
+  type ListedResource,
   type ReadResourceCallback,
   type ReadTemplateCallback,
   type RegisteredResource,
@@ -51,6 +53,17 @@ export interface ServerEvent {
 
 export type ServerEventListener = (event: ServerEvent) => void;
 
+/**
+ * Serves every resource whose URI starts with a prefix (e.g. `skill://`), for extensions whose resources are
+ * not registered one by one. `read` gets the URI exactly as the client sent it.
+ */
+export interface ResourceProvider {
+  /** Answers `resources/read`; throw an `McpError` for a URI it does not serve. */
+  read(uri: string, ctx: RequestContext): ReadResourceResult | Promise<ReadResourceResult>;
+  /** Resources added to `resources/list`. Default: none. */
+  list?(ctx: RequestContext): ListedResource[] | Promise<ListedResource[]>;
+}
+
 const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 const loggingLevels: ReadonlySet<string> = new Set(LOGGING_LEVELS);
 
@@ -69,6 +82,10 @@ export class McpServer {
   private readonly listeners = new Set<ServerEventListener>();
   /** Methods a user set with `setRequestHandler`: served whatever the derived capabilities say. */
   private readonly customHandlers = new Set<string>();
+  /** `resources/read` prefixes served by providers (extensions), tried before the registry. */
+  private readonly resourceProviders = new Map<string, ResourceProvider>();
+  /** Settings of the extensions declared with `declareExtension`, advertised under `capabilities.extensions`. */
+  private readonly extensions = new Map<string, Record<string, unknown>>();
   private capabilitiesCache: ServerCapabilities | undefined;
   private servedCache: Map<string, RequestHandler> | undefined;
 
@@ -110,6 +127,36 @@ export class McpServer {
     this.servedCache = undefined;
   }
 
+  /**
+   * Serves `resources/read` for every URI starting with `prefix` (checked before registered resources and
+   * templates) and adds `provider.list()` to `resources/list`. Advertises `resources`. For extensions.
+   */
+  resourceProvider(prefix: string, provider: ResourceProvider): RegisteredResource {
+    if (!prefix) throw new TypeError('resourceProvider(prefix, provider) needs a non-empty URI prefix, e.g. "skill://".');
+    if (this.resourceProviders.has(prefix)) throw new TypeError(`A resource provider for "${prefix}" is already registered; remove() it first.`);
+    this.resourceProviders.set(prefix, provider);
+    this.emitListChanged('notifications/resources/list_changed', 'resourcesListChanged');
+    return {
+      name: prefix,
+      remove: () => {
+        if (this.resourceProviders.get(prefix) === provider && this.resourceProviders.delete(prefix)) {
+          this.emitListChanged('notifications/resources/list_changed', 'resourcesListChanged');
+        }
+      },
+    };
+  }
+
+  /**
+   * Advertises an extension under `capabilities.extensions[id]` (in `server/discover` and `initialize`) with its
+   * settings object (`{}` for none). `undefined` withdraws it.
+   */
+  declareExtension(id: string, settings: Record<string, unknown> | undefined = {}): void {
+    if (settings === undefined) this.extensions.delete(id);
+    else this.extensions.set(id, settings);
+    this.capabilitiesCache = undefined;
+    this.servedCache = undefined;
+  }
+
   /** Handles a client notification (e.g. `notifications/roots/list_changed`). */
   setNotificationHandler(method: string, handler: NotificationHandler): void {
     this.notificationHandlers.set(method, handler);
@@ -143,10 +190,13 @@ export class McpServer {
   private deriveCapabilities(): ServerCapabilities {
     const derived: ServerCapabilities = { logging: {} };
     if (this.toolRegistry.size > 0 || this.customHandlers.has('tools/list')) derived.tools = { listChanged: true };
-    if (this.resourceRegistry.size > 0 || this.customHandlers.has('resources/list')) derived.resources = { subscribe: true, listChanged: true };
+    if (this.resourceRegistry.size > 0 || this.resourceProviders.size > 0 || this.customHandlers.has('resources/list')) derived.resources = { subscribe: true, listChanged: true };
     if (this.promptRegistry.size > 0 || this.customHandlers.has('prompts/list')) derived.prompts = { listChanged: true };
     if (this.promptRegistry.hasCompletions() || this.resourceRegistry.hasCompletions() || this.customHandlers.has('completion/complete')) derived.completions = {};
-    return { ...derived, ...this.options.capabilities };
+    const extensions = { ...Object.fromEntries(this.extensions), ...(this.options.capabilities?.extensions as Record<string, unknown> | undefined) };
+    const merged: ServerCapabilities = { ...derived, ...this.options.capabilities };
+    if (Object.keys(extensions).length > 0) merged.extensions = extensions;
+    return merged;
   }
 
   /** The body of an initialize result for the negotiated version. */
@@ -167,6 +217,26 @@ export class McpServer {
   /** The listed descriptor of an enabled tool, including its input JSON Schema. */
   toolDescriptor(name: string): Record<string, unknown> | undefined {
     return this.toolRegistry.descriptor(name);
+  }
+
+  /**
+   * The OAuth scopes a request needs, from the `requiredScopes` of the tool (`tools/call`), prompt (`prompts/get`)
+   * or resource (`resources/read`) it names; undefined when it needs none. The HTTP layer checks them against
+   * `req.auth.scopes` before serving the request.
+   */
+  requiredScopesFor(method: string, params: Record<string, unknown> | undefined): readonly string[] | undefined {
+    const target = method === 'resources/read' ? params?.uri : params?.name;
+    if (typeof target !== 'string') return undefined;
+    switch (method) {
+      case 'tools/call':
+        return this.toolRegistry.requiredScopes(target);
+      case 'prompts/get':
+        return this.promptRegistry.requiredScopes(target);
+      case 'resources/read':
+        return this.resourceRegistry.hasRequiredScopes() ? this.resourceRegistry.requiredScopes(target) : undefined;
+      default:
+        return undefined;
+    }
   }
 
   /**
@@ -221,10 +291,19 @@ export class McpServer {
       ping: () => EMPTY,
       'tools/list': () => ({ tools: this.toolRegistry.list() }),
       'tools/call': (params, ctx) => this.toolRegistry.call(params, ctx),
-      'resources/list': async (_params, ctx) => ({ resources: await this.resourceRegistry.list(ctx) }),
+      'resources/list': async (_params, ctx) => {
+        const resources = await this.resourceRegistry.list(ctx);
+        for (const provider of this.resourceProviders.values()) if (provider.list) resources.push(...(await provider.list(ctx)));
+        return { resources };
+      },
       'resources/templates/list': () => ({ resourceTemplates: this.resourceRegistry.listTemplates() }),
-      'resources/read': (params, ctx) =>
-        this.resourceRegistry.read(params, ctx, ctx.protocolVersion >= '2026-07-28' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound),
+      'resources/read': (params, ctx) => {
+        const uri = params?.uri;
+        if (typeof uri === 'string' && uri.length <= MAX_URI_LENGTH) {
+          for (const [prefix, provider] of this.resourceProviders) if (uri.startsWith(prefix)) return provider.read(uri, ctx);
+        }
+        return this.resourceRegistry.read(params, ctx, ctx.protocolVersion >= '2026-07-28' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound);
+      },
       'resources/subscribe': (params, ctx) => {
         ctx.client.subscribe(requireUri(params, 'resources/subscribe'));
         return EMPTY;
@@ -264,8 +343,12 @@ export class McpServer {
     } else {
       throw new McpError(ErrorCode.InvalidParams, `Unknown completion reference type: ${ref.type}`);
     }
-    const context = params?.context as { arguments?: Record<string, string> } | undefined;
-    const values = completer ? await completer(String(argument.value ?? ''), { arguments: context?.arguments }) : [];
+    if (argument.value !== undefined && typeof argument.value !== 'string') {
+      throw new McpError(ErrorCode.InvalidParams, 'completion/complete needs params.argument.value to be a string');
+    }
+    const context = params?.context as { arguments?: unknown } | undefined;
+    const contextArguments = isStringRecord(context?.arguments) ? context.arguments : undefined;
+    const values = completer ? await completer(argument.value ?? '', { arguments: contextArguments }) : [];
     return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
   }
 }
@@ -284,6 +367,13 @@ const METHOD_CAPABILITY: Record<string, keyof ServerCapabilities | undefined> = 
   'completion/complete': 'completions',
   'logging/setLevel': 'logging',
 };
+
+/** A plain object of string values (completion context arguments); anything else is dropped. */
+function isStringRecord(value: unknown): value is Record<string, string> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  for (const item of Object.values(value)) if (typeof item !== 'string') return false;
+  return true;
+}
 
 function requireUri(params: Record<string, unknown> | undefined, method: string): string {
   const uri = params?.uri;

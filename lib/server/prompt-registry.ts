@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { McpError } from '../protocol/mcp-error.js';
+import { ownValue } from '../protocol/safe-text.js';
 import type { GetPromptResult } from '../protocol/types.js';
 import type { RequestContext } from './request-context.js';
 import type { CompleteCallback } from './resource-registry.js';
@@ -17,6 +18,8 @@ export interface PromptConfig<Args extends PromptArgsShape | undefined = undefin
   /** Completions for arguments, for `completion/complete` with `ref/prompt`. */
   complete?: Record<string, CompleteCallback>;
   _meta?: Record<string, unknown>;
+  /** OAuth scopes a caller's token must carry to get this prompt (403 `insufficient_scope` otherwise). Defaults to none. */
+  requiredScopes?: string[];
 }
 
 export type PromptHandler<Args> = (
@@ -34,6 +37,7 @@ interface PromptEntry {
   descriptor: Record<string, unknown>;
   complete: Record<string, CompleteCallback> | undefined;
   handler: (args: unknown, ctx: RequestContext) => GetPromptResult | Promise<GetPromptResult>;
+  requiredScopes: readonly string[] | undefined;
 }
 
 export class PromptRegistry {
@@ -61,7 +65,8 @@ export class PromptRegistry {
       });
     }
     if (config._meta !== undefined) descriptor._meta = config._meta;
-    const entry: PromptEntry = { schema, descriptor, complete: config.complete, handler: handler as PromptEntry['handler'] };
+    const requiredScopes = config.requiredScopes?.length ? [...config.requiredScopes] : undefined;
+    const entry: PromptEntry = { schema, descriptor, complete: config.complete, handler: handler as PromptEntry['handler'], requiredScopes };
     this.prompts.set(name, entry);
     this.changed();
     return {
@@ -91,8 +96,13 @@ export class PromptRegistry {
     return entry.handler(args, ctx);
   }
 
+  /** The `requiredScopes` of a prompt, if it has any. */
+  requiredScopes(name: string): readonly string[] | undefined {
+    return this.prompts.get(name)?.requiredScopes;
+  }
+
   completer(name: string, argument: string): CompleteCallback | undefined {
-    return this.prompts.get(name)?.complete?.[argument];
+    return ownValue(this.prompts.get(name)?.complete, argument);
   }
 
   hasCompletions(): boolean {

@@ -13,8 +13,11 @@ export interface OutgoingRequestOptions {
  * came on; the server API never sees HTTP.
  */
 export interface RequestChannel {
-  /** Sends a notification related to the request (progress, logs) on the request's stream. */
-  notify(notification: JsonRpcNotification): void;
+  /**
+   * Sends a notification related to the request (progress, logs) on the request's stream. Returns a promise
+   * when the stream's reader is behind (see `maxBufferedBytesPerStream`): it settles once there is room again.
+   */
+  notify(notification: JsonRpcNotification): Promise<void> | void;
   /** Sends a request to the client on the request's stream and resolves with the client's result. */
   request(method: string, params: Record<string, unknown>, options: OutgoingRequestOptions): Promise<Record<string, unknown>>;
   /**

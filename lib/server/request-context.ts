@@ -18,6 +18,9 @@ import type { ClientView } from './client-view.js';
 import { InputRequiredSignal, type InputRequest } from './input-required.js';
 import type { OutgoingRequestOptions, RequestChannel } from './request-channel.js';
 
+/** What progress, log and notify return when there is nothing to wait for. */
+const SENT: Promise<void> = Promise.resolve();
+
 export interface RequestContextInit {
   requestId: RequestId;
   method: string;
@@ -96,35 +99,40 @@ export class RequestContext {
     return this.aborted;
   }
 
-  /** Sends `notifications/progress` when the request carried a progress token; otherwise does nothing. */
-  progress(progress: number, total?: number, message?: string): void {
+  /**
+   * Sends `notifications/progress` when the request carried a progress token; otherwise does nothing. The
+   * promise settles at once, or, when the client reads slower than the handler writes, once the stream has room
+   * again: a handler that emits a lot should `await` it (nothing is lost if it does not; a reader that falls
+   * `maxBufferedBytesPerStream` behind is disconnected to resume, or the request is cancelled).
+   */
+  progress(progress: number, total?: number, message?: string): Promise<void> {
     const progressToken = this.meta?.progressToken;
     // The spec allows string or integer tokens only; anything else is ignored rather than echoed back.
-    if ((typeof progressToken !== 'string' && !Number.isInteger(progressToken)) || this.aborted) return;
+    if ((typeof progressToken !== 'string' && !Number.isInteger(progressToken)) || this.aborted) return SENT;
     const params: Record<string, unknown> = { progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    this.channel.notify({ jsonrpc: '2.0', method: 'notifications/progress', params });
+    return this.channel.notify({ jsonrpc: '2.0', method: 'notifications/progress', params }) ?? SENT;
   }
 
-  /** Sends `notifications/message` if `level` is at or above the client's chosen level. */
-  log(level: LoggingLevel, data: unknown, logger?: string): void {
-    if (this.aborted) return;
+  /** Sends `notifications/message` if `level` is at or above the client's chosen level. Await it as `progress`. */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    if (this.aborted) return SENT;
     const threshold = this.client.logLevel;
     if (threshold === undefined) {
-      if (this.client.logOnlyWhenLevelSet) return;
+      if (this.client.logOnlyWhenLevelSet) return SENT;
     } else if (loggingSeverity(level) < loggingSeverity(threshold)) {
-      return;
+      return SENT;
     }
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
-    this.channel.notify({ jsonrpc: '2.0', method: 'notifications/message', params });
+    return this.channel.notify({ jsonrpc: '2.0', method: 'notifications/message', params }) ?? SENT;
   }
 
-  /** Sends any notification related to this request. */
-  notify(method: string, params?: Record<string, unknown>): void {
-    if (this.aborted) return;
-    this.channel.notify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  /** Sends any notification related to this request. Await it as `progress`. */
+  notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.aborted) return SENT;
+    return this.channel.notify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }) ?? SENT;
   }
 
   /** Asks the user for input through the client (`elicitation/create`). */
@@ -185,13 +193,19 @@ export class RequestContext {
     const unavailable = this.client.serverRequestsUnavailable;
     if (unavailable !== undefined) throw new McpError(ErrorCode.InvalidRequest, unavailable);
     if (this.client.clientCapabilities?.[capability] !== undefined) return;
-    const message = `The client did not declare the "${capability}" capability, so the server cannot send it ${capability} requests.`;
-    // -32021 exists from 2026-07-28 on; earlier clients get a plain failure (a tool turns it into an isError result).
-    if (this.client.protocolVersion < '2026-07-28') throw new Error(message);
-    throw new McpError(
-      ErrorCode.MissingClientCapability,
-      message,
-      { requiredCapabilities: { [capability]: {} } },
-    );
+    throw missingCapabilityError(capability);
   }
+}
+
+/**
+ * The client did not declare a capability a handler needs: a client error, -32021 with
+ * `data.requiredCapabilities` in every era (2026-07-28 names the code; for 2025-era sessions it is an
+ * implementation-defined server error code with the same meaning), never a -32603 server fault.
+ */
+export function missingCapabilityError(capability: string): McpError {
+  return new McpError(
+    ErrorCode.MissingClientCapability,
+    `The client did not declare the "${capability}" capability, so the server cannot send it ${capability} requests; declare it in the client's capabilities.`,
+    { requiredCapabilities: { [capability]: {} } },
+  );
 }

@@ -41,10 +41,12 @@ export class RequestStateCodec {
 
   /** The payload, or undefined when the token was altered, forged, expired or is not ours. */
   open(token: unknown): RequestStatePayload | undefined {
-    if (typeof token !== 'string' || token.length > 1_000_000) return undefined;
+    // Only the exact text seal() makes: unpadded base64url, a 43-character signature. Buffer.from would also take
+    // padding, the +/ alphabet and stray characters, so one state would have many accepted spellings.
+    if (typeof token !== 'string' || token.length > 1_000_000 || !SEALED_TOKEN.test(token)) return undefined;
     const dot = token.indexOf('.');
-    if (dot <= 0) return undefined;
     const body = token.slice(0, dot);
+    if (!isCanonicalBase64Url(body)) return undefined;
     const given = Buffer.from(token.slice(dot + 1), 'base64url');
     const expected = Buffer.from(this.sign(body), 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
@@ -59,6 +61,14 @@ export class RequestStateCodec {
   private sign(body: string): string {
     return createHmac('sha256', this.secret).update(body).digest('base64url');
   }
+}
+
+/** `<base64url body>.<base64url HMAC-SHA256>`, unpadded. */
+const SEALED_TOKEN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+
+/** True when decoding and encoding again gives the same text (no stray trailing bits). */
+function isCanonicalBase64Url(text: string): boolean {
+  return text.length % 4 !== 1 && Buffer.from(text, 'base64url').toString('base64url') === text;
 }
 
 /** Params that are not part of what a retry asks for: the envelope and the multi-round-trip fields. */

@@ -1,5 +1,6 @@
 import { ErrorCode } from '../protocol/error-codes.js';
 import { McpError } from '../protocol/mcp-error.js';
+import { ownValue } from '../protocol/safe-text.js';
 import type { Annotations, ReadResourceResult } from '../protocol/types.js';
 import type { RequestContext } from './request-context.js';
 import { UriTemplate } from './uri-template.js';
@@ -12,10 +13,16 @@ export interface ResourceMetadata {
   /** Size in bytes, if known. */
   size?: number;
   _meta?: Record<string, unknown>;
+  /**
+   * OAuth scopes a caller's token must carry to read this resource (or, on a template, any resource it matches);
+   * a token without them gets the spec's step-up challenge (HTTP 403 `insufficient_scope`). Not listed.
+   * Defaults to none.
+   */
+  requiredScopes?: string[];
 }
 
 /** A resource as `resources/list` shows it. */
-export interface ListedResource extends ResourceMetadata {
+export interface ListedResource extends Omit<ResourceMetadata, 'requiredScopes'> {
   uri: string;
   name: string;
 }
@@ -45,8 +52,8 @@ export interface RegisteredResource {
  */
 export const MAX_URI_LENGTH = 16384;
 
-interface StaticEntry { descriptor: ListedResource; read: ReadResourceCallback }
-interface TemplateEntry { name: string; template: UriTemplate; config: ResourceTemplateConfig; descriptor: Record<string, unknown>; read: ReadTemplateCallback }
+interface StaticEntry { descriptor: ListedResource; read: ReadResourceCallback; requiredScopes?: readonly string[] }
+interface TemplateEntry { name: string; template: UriTemplate; config: ResourceTemplateConfig; descriptor: Record<string, unknown>; read: ReadTemplateCallback; requiredScopes?: readonly string[] }
 
 export class ResourceRegistry {
   private readonly resources = new Map<string, StaticEntry>();
@@ -61,7 +68,8 @@ export class ResourceRegistry {
   register(name: string, uri: string, metadata: ResourceMetadata, read: ReadResourceCallback): RegisteredResource {
     if (this.resources.has(uri)) throw new TypeError(`A resource with URI "${uri}" is already registered; remove() it first.`);
     new URL(uri); // throws TypeError for a URI that is not absolute
-    const entry: StaticEntry = { descriptor: { uri, name, ...metadata }, read };
+    const { requiredScopes, ...listed } = metadata;
+    const entry: StaticEntry = { descriptor: { uri, name, ...listed }, read, requiredScopes: requiredScopes?.length ? [...requiredScopes] : undefined };
     this.resources.set(uri, entry);
     this.onChange();
     return {
@@ -74,8 +82,15 @@ export class ResourceRegistry {
 
   registerTemplate(name: string, uriTemplate: string, config: ResourceTemplateConfig, read: ReadTemplateCallback): RegisteredResource {
     if (this.templates.has(name)) throw new TypeError(`A resource template named "${name}" is already registered; remove() it first.`);
-    const { list: _list, complete: _complete, ...metadata } = config;
-    const entry: TemplateEntry = { name, template: new UriTemplate(uriTemplate), config, descriptor: { uriTemplate, name, ...metadata }, read };
+    const { list: _list, complete: _complete, requiredScopes, ...metadata } = config;
+    const entry: TemplateEntry = {
+      name,
+      template: new UriTemplate(uriTemplate),
+      config,
+      descriptor: { uriTemplate, name, ...metadata },
+      read,
+      requiredScopes: requiredScopes?.length ? [...requiredScopes] : undefined,
+    };
     this.templates.set(name, entry);
     this.onChange();
     return {
@@ -114,9 +129,27 @@ export class ResourceRegistry {
     throw new McpError(notFoundCode, `Resource not found: ${uri}`, { uri });
   }
 
+  /** The `requiredScopes` of the resource `resources/read` would serve for `uri` (exact match first, then templates). */
+  requiredScopes(uri: string): readonly string[] | undefined {
+    if (uri.length > MAX_URI_LENGTH) return undefined;
+    const exact = this.resources.get(uri);
+    if (exact) return exact.requiredScopes;
+    for (const entry of this.templates.values()) {
+      if (entry.template.match(uri)) return entry.requiredScopes;
+    }
+    return undefined;
+  }
+
+  /** True when some resource or template has `requiredScopes` (reads of others need no lookup). */
+  hasRequiredScopes(): boolean {
+    for (const entry of this.resources.values()) if (entry.requiredScopes) return true;
+    for (const entry of this.templates.values()) if (entry.requiredScopes) return true;
+    return false;
+  }
+
   templateCompleter(uriTemplate: string, argument: string): CompleteCallback | undefined {
     for (const entry of this.templates.values()) {
-      if (entry.template.template === uriTemplate) return entry.config.complete?.[argument];
+      if (entry.template.template === uriTemplate) return ownValue(entry.config.complete, argument);
     }
     return undefined;
   }

@@ -2,10 +2,13 @@ import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
 
-/** Turns a handler failure into a JSON-RPC error response: McpErrors keep their code, anything else is -32603. */
+/**
+ * Turns a handler failure into a JSON-RPC error response. An `McpError` is meant for the client and keeps its
+ * code, message and data. Anything else is a server fault: the client gets -32603 with a generic message (an
+ * exception's text can carry internals: paths, queries, hosts) and the error itself goes to `onError`.
+ */
 export function toErrorResponse(request: JsonRpcRequest, error: unknown, onError: (error: unknown) => void): JsonRpcMessage {
   if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
   onError(error);
-  const message = error instanceof Error ? error.message : String(error);
-  return errorResponse(request.id, ErrorCode.InternalError, `Internal error while handling ${request.method}: ${message}`);
+  return errorResponse(request.id, ErrorCode.InternalError, `Internal error while handling ${request.method}; the server logged the details. Throw an McpError to send a client a message of your own.`);
 }

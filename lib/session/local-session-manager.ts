@@ -8,7 +8,7 @@ import { negotiateVersion, PRIMING_MIN_VERSION } from '../protocol/versions.js';
 import type { McpServer, ServerEvent } from '../server/mcp-server.js';
 import { InputRequiredSignal } from '../server/input-required.js';
 import { toErrorResponse } from './error-response.js';
-import { RequestContext } from '../server/request-context.js';
+import { missingCapabilityError, RequestContext } from '../server/request-context.js';
 import type { EventStore } from '../store/event-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import { LocalSession, type LocalSessionSettings, type SessionRequestChannel } from './local-session.js';
@@ -17,6 +17,7 @@ import type { SseStream } from './sse-event.js';
 import { closedStream, replayFromStore } from './store-replay.js';
 import { SessionNotFoundError, type RequestInfo, type SessionManager, type TransportSettings } from './session-manager.js';
 import type { SessionState } from './session-state.js';
+import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_SSE_RETRY } from '../defaults.js';
 
 export interface LocalSessionManagerOptions {
   /** A session with no request and no traffic on its GET stream for this long (ms) ends; its id then answers 404. Defaults to 1800000 (30 minutes). */
@@ -29,6 +30,28 @@ export interface LocalSessionManagerOptions {
   maxRetainedStreams?: number;
   /** More sessions than this are refused with 503. Defaults to 10000. */
   maxSessions?: number;
+  /**
+   * Largest JSON size (bytes) of what a session keeps from its `initialize`: the client's capabilities and its
+   * `clientInfo` (name, version, title). A larger one is refused with 400 / -32602. Other initialize params are not
+   * kept. Defaults to `16384` (16 KiB).
+   */
+  maxClientMetadataBytes?: number;
+  /**
+   * Requests one session may have in progress at once; one more is answered with a JSON-RPC error (-32000)
+   * instead of being run. Defaults to `100`.
+   */
+  maxRequestsPerSession?: number;
+  /**
+   * Bytes of JSON text one session keeps for resumes (recent events of its streams, finished ones included).
+   * Past it the oldest finished streams are dropped first; a resume of a dropped event gets an empty 200. It also
+   * caps what any one stream keeps. Defaults to `4194304` (4 MiB).
+   */
+  maxRetainedBytesPerSession?: number;
+  /**
+   * The same over every session of this manager: past it, finished streams of the session holding the most are
+   * dropped first. Defaults to `33554432` (32 MiB).
+   */
+  maxRetainedBytes?: number;
   /** Keep-alive-only GET streams allowed beside the live one per session. Defaults to 32. */
   maxShadowStreams?: number;
   /** Durable event log for resumes across reconnects and instances. Defaults to none (a per-stream memory cache). */
@@ -85,8 +108,13 @@ export class LocalSessionManager implements SessionManager {
   private readonly storeRefreshInterval: number;
   private readonly onError: (error: unknown) => void;
   private readonly sessionSettings: LocalSessionSettings;
+  private readonly maxClientMetadataBytes: number;
+  private readonly maxRequestsPerSession: number;
+  private readonly maxRetainedBytes: number;
+  /** Bytes of JSON text every session of this manager keeps for resumes. */
+  private retainedBytes = 0;
   private server: McpServer | undefined;
-  private settings: TransportSettings = { sseRetry: 3000 };
+  private settings: TransportSettings = { sseRetry: DEFAULT_SSE_RETRY, maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES };
   private sweepTimer: NodeJS.Timeout | undefined;
   private shuttingDown = false;
   private detachServer: (() => void) | undefined;
@@ -98,13 +126,19 @@ export class LocalSessionManager implements SessionManager {
     this.sessionStore = options.sessionStore;
     this.storeRefreshInterval = options.sessionStoreRefreshInterval ?? 5 * 60_000;
     this.onError = options.onError ?? ((error) => console.error('[mcp-express]', error));
+    this.maxClientMetadataBytes = positive(options.maxClientMetadataBytes, 'maxClientMetadataBytes') ?? 16 * 1024;
+    this.maxRequestsPerSession = positive(options.maxRequestsPerSession, 'maxRequestsPerSession') ?? 100;
+    this.maxRetainedBytes = positive(options.maxRetainedBytes, 'maxRetainedBytes') ?? 32 * 1024 * 1024;
     const completedStreamTtl = options.completedStreamTtl ?? 60_000;
     this.sessionSettings = {
       streamCacheSize: options.streamCacheSize ?? 64,
+      maxRetainedBytesPerSession: positive(options.maxRetainedBytesPerSession, 'maxRetainedBytesPerSession') ?? 4 * 1024 * 1024,
+      maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES,
+      onRetainedBytes: (delta) => this.retained(delta),
       maxRetainedStreams: options.maxRetainedStreams ?? 64,
       completedStreamTtl,
       maxShadowStreams: options.maxShadowStreams ?? 32,
-      sseRetry: 3000,
+      sseRetry: DEFAULT_SSE_RETRY,
       eventStore: this.eventStore,
       onError: this.onError,
       onStateChange: (session) => this.persist(session),
@@ -122,6 +156,7 @@ export class LocalSessionManager implements SessionManager {
     this.server = server;
     this.settings = settings;
     this.sessionSettings.sseRetry = settings.sseRetry;
+    this.sessionSettings.maxBufferedBytes = settings.maxBufferedBytes;
     this.detachServer = server.addEventListener((event) => this.broadcast(event));
   }
 
@@ -137,15 +172,25 @@ export class LocalSessionManager implements SessionManager {
       const issue = parsed.error.issues[0];
       throw new McpError(ErrorCode.InvalidParams, `Invalid initialize params: ${issue.path.join('.') || 'params'}: ${issue.message}`);
     }
+    // Only what the session needs is kept, within a byte budget: an anonymous client must not pin megabytes of
+    // initialize padding for the life of a session.
+    const { name, version } = parsed.data.clientInfo;
+    const title = (parsed.data.clientInfo as { title?: unknown }).title;
+    const clientInfo: SessionState['clientInfo'] = typeof title === 'string' ? { name, version, title } : { name, version };
+    const metadataBytes = jsonBytes(clientInfo) + jsonBytes(parsed.data.capabilities);
+    if (metadataBytes > this.maxClientMetadataBytes) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid initialize params: capabilities and clientInfo take ${metadataBytes} bytes; this server keeps at most ${this.maxClientMetadataBytes} (LocalSessionManager option maxClientMetadataBytes)`,
+      );
+    }
     if (this.shuttingDown) throw new ShuttingDownError();
     if (this.sessions.size >= this.maxSessions) throw new TooManySessionsError(this.maxSessions);
-    const params = request.params as Record<string, unknown>;
     const state: SessionState = {
       protocolVersion: negotiateVersion(parsed.data.protocolVersion),
-      clientInfo: parsed.data.clientInfo as SessionState['clientInfo'],
+      clientInfo,
       clientCapabilities: parsed.data.capabilities,
       subscriptions: [],
-      initializeParams: params,
       createdAt: Date.now(),
     };
     if (info.principal !== undefined) state.principal = info.principal;
@@ -203,6 +248,17 @@ export class LocalSessionManager implements SessionManager {
       stream.complete(now);
       return channel;
     }
+    if (session.inflightCount >= this.maxRequestsPerSession) {
+      stream.send(
+        errorResponse(
+          request.id,
+          ErrorCode.ServerError,
+          `This session already has ${this.maxRequestsPerSession} requests in progress (LocalSessionManager option maxRequestsPerSession); wait for one to finish or cancel one.`,
+        ),
+      );
+      stream.complete(now);
+      return channel;
+    }
     const requestChannel = session.channelFor(stream);
     const ctx = new RequestContext({
       requestId: request.id,
@@ -214,6 +270,9 @@ export class LocalSessionManager implements SessionManager {
       httpRequest: info.httpRequest,
     });
     session.inflight.set(request.id, { ctx, stream });
+    stream.requestId = request.id;
+    // A reader that fell too far behind to resume got an error response: the request is cancelled.
+    stream.onAbandoned = () => session.cancel(request.id, 'The client read the response too slowly', Date.now());
     this.dispatch(session, request, ctx, stream, requestChannel);
     return channel;
   }
@@ -336,9 +395,7 @@ export class LocalSessionManager implements SessionManager {
       const entries = Object.entries(signal.inputRequests);
       for (const [, input] of entries) {
         const capability = CAPABILITY_FOR_CLIENT_REQUEST[input.method];
-        if (capability && session.clientCapabilities[capability] === undefined) {
-          throw new Error(`The client did not declare the "${capability}" capability, so the server cannot send it ${input.method}.`);
-        }
+        if (capability && session.clientCapabilities[capability] === undefined) throw missingCapabilityError(capability);
       }
       const answers = await Promise.all(entries.map(([, input]) => session.sendToClient(input.method, input.params, stream, { signal: ctx.signal })));
       entries.forEach(([key], index) => {
@@ -403,6 +460,20 @@ export class LocalSessionManager implements SessionManager {
     this.sessionStore.store(session.id, session.state).catch(this.onError);
   }
 
+  /** Some session's recent-events logs grew or shrank; past `maxRetainedBytes` the largest session gives way. */
+  private retained(delta: number): void {
+    this.retainedBytes += delta;
+    if (delta <= 0 || this.retainedBytes <= this.maxRetainedBytes) return;
+    while (this.retainedBytes > this.maxRetainedBytes) {
+      let largest: LocalSession | undefined;
+      for (const session of this.sessions.values()) {
+        if (!largest || session.retainedBytes > largest.retainedBytes) largest = session;
+      }
+      // Finished streams only: live ones cap themselves, and a session with none left stops the loop.
+      if (!largest || !largest.evictOldestCompleted()) return;
+    }
+  }
+
   private broadcast(event: ServerEvent): void {
     const now = Date.now();
     for (const session of this.sessions.values()) {
@@ -438,6 +509,21 @@ export class LocalSessionManager implements SessionManager {
   }
 }
 
+
+/** Length of a value's JSON text (a measure of what keeping it costs); values that cannot be serialised count as huge. */
+function jsonBytes(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** An optional positive number option; a TypeError naming it otherwise. */
+function positive(value: number | undefined, name: string): number | undefined {
+  if (value !== undefined && !(typeof value === 'number' && value > 0)) throw new TypeError(`LocalSessionManager option ${name} must be a positive number (got ${String(value)}).`);
+  return value;
+}
 
 /** `<incarnation>.<index>/<seq>`, the local event id format. */
 export function parseLocalEventId(eventId: string): { incarnation: string; index: number; seq: number } | undefined {

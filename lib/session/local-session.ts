@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isClientResultFor } from '../protocol/client-requests.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
@@ -21,6 +22,7 @@ interface InFlightRequest {
 }
 
 interface PendingClientRequest {
+  method: string;
   resolve: (result: Record<string, unknown>) => void;
   reject: (error: unknown) => void;
   cleanup: () => void;
@@ -28,6 +30,12 @@ interface PendingClientRequest {
 
 export interface LocalSessionSettings {
   streamCacheSize: number;
+  /** Bytes of JSON text the session keeps for resumes, over all its streams (and the cap of any one stream). */
+  maxRetainedBytesPerSession: number;
+  /** Bytes that may wait for a slow reader on one connection. */
+  maxBufferedBytes: number;
+  /** Told of every change in the bytes a session keeps for resumes (the process-wide budget). */
+  onRetainedBytes: (delta: number) => void;
   maxRetainedStreams: number;
   completedStreamTtl: number;
   maxShadowStreams: number;
@@ -63,6 +71,8 @@ export class LocalSession implements ClientView {
   private nextStreamIndex = 1;
   private nextOutgoingId = 1;
   private readonly settings: LocalSessionSettings;
+  /** Bytes of JSON text this session's streams keep for resumes. */
+  retainedBytes = 0;
 
   constructor(id: string, state: SessionState, settings: LocalSessionSettings, now: number) {
     this.id = id;
@@ -137,14 +147,46 @@ export class LocalSession implements ClientView {
     return stream;
   }
 
-  /** Drops completed streams past their TTL (or, when `overCapacity`, the oldest completed ones). */
+  /**
+   * Drops completed streams past their TTL, or, when `overCapacity`, the oldest completed ones while the session
+   * holds more than `maxRetainedStreams` streams or more than `maxRetainedBytesPerSession` bytes.
+   */
   evictStreams(now: number, overCapacity = false): void {
     for (const [index, stream] of this.streams) {
       if (!stream.completed) continue;
       const expired = now - stream.completedAt >= this.settings.completedStreamTtl;
-      if (expired || (overCapacity && this.streams.size > this.settings.maxRetainedStreams)) this.streams.delete(index);
+      if (expired || (overCapacity && this.overBudget())) this.forgetStream(index, stream);
       // Streams are in creation order, so past the first live one the rest are newer: stop scanning.
       else if (overCapacity) break;
+    }
+  }
+
+  /** Drops the oldest completed stream; false when none is left to drop. */
+  evictOldestCompleted(): boolean {
+    for (const [index, stream] of this.streams) {
+      if (!stream.completed) continue;
+      this.forgetStream(index, stream);
+      return true;
+    }
+    return false;
+  }
+
+  private overBudget(): boolean {
+    return this.streams.size > this.settings.maxRetainedStreams || this.retainedBytes > this.settings.maxRetainedBytesPerSession;
+  }
+
+  private forgetStream(index: number, stream: OutboundStream): void {
+    this.streams.delete(index);
+    stream.releaseCache();
+  }
+
+  /** A stream's recent-events log grew or shrank by `delta` bytes. */
+  private retained(delta: number): void {
+    this.retainedBytes += delta;
+    this.settings.onRetainedBytes(delta);
+    if (delta > 0 && this.retainedBytes > this.settings.maxRetainedBytesPerSession && !this.closed) {
+      // Over its own budget: the session's oldest finished streams go first (its live ones cap themselves).
+      while (this.retainedBytes > this.settings.maxRetainedBytesPerSession && this.evictOldestCompleted());
     }
   }
 
@@ -179,6 +221,11 @@ export class LocalSession implements ClientView {
     }
   }
 
+  /** Requests in progress in this session (`maxRequestsPerSession` bounds them). */
+  get inflightCount(): number {
+    return this.inflight.size;
+  }
+
   sendToClient(method: string, params: Record<string, unknown>, stream: OutboundStream, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.ServerError, 'The session is closed'));
     const id = `${this.incarnation}-${this.nextOutgoingId++}`;
@@ -203,7 +250,7 @@ export class LocalSession implements ClientView {
           reject(new McpError(ErrorCode.InternalError, `The client did not answer ${method} within ${options.timeoutMs} ms`));
         }, options.timeoutMs);
       }
-      this.pending.set(id, { resolve, reject, cleanup });
+      this.pending.set(id, { method, resolve, reject, cleanup });
       if (!stream.send({ jsonrpc: '2.0', id, method, params })) {
         this.pending.delete(id);
         cleanup();
@@ -212,7 +259,11 @@ export class LocalSession implements ClientView {
     });
   }
 
-  /** A client's answer to one of our requests; answers to unknown ids are ignored. */
+  /**
+   * A client's answer to one of our requests; answers to unknown ids are ignored. A result that does not have
+   * the shape its method's result must have (the same check as the 2026-07-28 inputResponses) fails the handler's
+   * call with -32602 instead of reaching it.
+   */
   settleClientResponse(response: JsonRpcResponse): void {
     if (response.id === undefined || response.id === null) return;
     const pending = this.pending.get(response.id);
@@ -220,7 +271,8 @@ export class LocalSession implements ClientView {
     this.pending.delete(response.id);
     pending.cleanup();
     if ('error' in response) pending.reject(new McpError(response.error.code, response.error.message, response.error.data));
-    else pending.resolve(response.result);
+    else if (isClientResultFor(pending.method, response.result)) pending.resolve(response.result);
+    else pending.reject(new McpError(ErrorCode.InvalidParams, `The client's result for ${pending.method} is malformed: it does not have the shape the MCP schema gives that result`));
   }
 
   /** `notifications/cancelled`: the handler's signal fires and no response is sent. */
@@ -243,9 +295,13 @@ export class LocalSession implements ClientView {
       pending.reject(ended);
     }
     this.pending.clear();
-    for (const stream of this.streams.values()) stream.disconnect();
+    for (const stream of this.streams.values()) {
+      stream.disconnect();
+      stream.releaseCache();
+    }
     this.streams.clear();
     this.standalone.disconnect();
+    this.standalone.releaseCache();
     for (const shadow of this.shadows.splice(0)) shadow.channel.end();
   }
 
@@ -256,8 +312,12 @@ export class LocalSession implements ClientView {
       localKey,
       streamId: `${this.id}/${localKey}`,
       cacheLimit: this.settings.streamCacheSize,
+      cacheByteLimit: this.settings.maxRetainedBytesPerSession,
+      maxBufferedBytes: this.settings.maxBufferedBytes,
+      sseRetry: this.settings.sseRetry,
       eventStore: this.settings.eventStore,
       onStoreError: this.settings.onError,
+      onCacheBytes: (delta) => this.retained(delta),
     });
   }
 }
@@ -276,8 +336,10 @@ export class SessionRequestChannel implements RequestChannel {
     private readonly stream: OutboundStream,
   ) {}
 
-  notify(notification: Parameters<RequestChannel['notify']>[0]): void {
-    if (!this.stream.completed) this.stream.send(notification);
+  notify(notification: Parameters<RequestChannel['notify']>[0]): Promise<void> | undefined {
+    if (this.stream.completed) return undefined;
+    this.stream.send(notification);
+    return this.stream.listener?.waitForRoom();
   }
 
   request(method: string, params: Record<string, unknown>, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {

@@ -3,6 +3,7 @@ import { principalTag } from '../server/request-state.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { EventStore } from '../store/event-store.js';
+import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_SSE_RETRY } from '../defaults.js';
 import { OutboundStream } from './outbound-stream.js';
 import { SseChannel } from './sse-channel.js';
 import type { SseStream } from './sse-event.js';
@@ -18,6 +19,8 @@ export interface NeverSessionManagerOptions {
   eventStore?: EventStore;
   /** Events kept in memory per live persisted stream, for resumes on this instance. Defaults to 64. */
   streamCacheSize?: number;
+  /** Bytes of JSON text those events may take per stream; the oldest go first. Defaults to `4194304` (4 MiB). */
+  streamCacheBytes?: number;
   /** Called with store failures that cannot reach a client. Defaults to `console.error`. */
   onError?: (error: unknown) => void;
 }
@@ -40,13 +43,15 @@ export class NeverSessionManager implements SessionManager {
   readonly stateful = false;
   readonly eventStore: EventStore | undefined;
   private readonly streamCacheSize: number;
+  private readonly streamCacheBytes: number;
   private readonly onError: (error: unknown) => void;
   private readonly live = new Map<string, OutboundStream>();
-  private settings: TransportSettings = { sseRetry: 3000 };
+  private settings: TransportSettings = { sseRetry: DEFAULT_SSE_RETRY, maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES };
 
   constructor(options: NeverSessionManagerOptions = {}) {
     this.eventStore = options.eventStore;
     this.streamCacheSize = options.streamCacheSize ?? 64;
+    this.streamCacheBytes = options.streamCacheBytes ?? 4 * 1024 * 1024;
     this.onError = options.onError ?? ((error) => console.error('[mcp-express]', error));
   }
 
@@ -66,6 +71,9 @@ export class NeverSessionManager implements SessionManager {
       localKey: streamId,
       streamId,
       cacheLimit: this.streamCacheSize,
+      cacheByteLimit: this.streamCacheBytes,
+      maxBufferedBytes: this.settings.maxBufferedBytes,
+      sseRetry: this.settings.sseRetry,
       eventStore: this.eventStore,
       onStoreError: this.onError,
     });

@@ -1,7 +1,8 @@
-import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { errorResponse, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js';
 import type { EventStore } from '../store/event-store.js';
 import { SseChannel } from './sse-channel.js';
-import type { SseEvent } from './sse-event.js';
+import { isSafeSseField, type SseEvent } from './sse-event.js';
 
 export interface OutboundStreamOptions {
   /** Session-scoped number of the stream; 0 is the standalone (GET) stream. */
@@ -15,8 +16,16 @@ export interface OutboundStreamOptions {
   streamId: string;
   /** How many recent events to keep for a resume without an EventStore. */
   cacheLimit: number;
+  /** Bytes of JSON text those recent events may take; the oldest go first past it. */
+  cacheByteLimit: number;
+  /** Bytes that may wait for a slow reader on the live connection (see `SseChannel`). */
+  maxBufferedBytes: number;
+  /** `retry:` (ms) sent when a slow reader's connection is ended so that it resumes. */
+  sseRetry: number;
   eventStore: EventStore | undefined;
   onStoreError: (error: unknown) => void;
+  /** Told of every change in the bytes the recent-events log holds (the session's and process's budgets). */
+  onCacheBytes?: (delta: number) => void;
 }
 
 /**
@@ -34,13 +43,26 @@ export class OutboundStream {
   onListenerDetached: (() => void) | undefined;
   completed = false;
   completedAt = 0;
+  /** The request this stream answers (unset for the standalone GET stream). */
+  requestId: RequestId | undefined;
+  /**
+   * Called when a reader fell so far behind that the stream cannot be resumed from what is kept: the stream has
+   * already ended the connection with an error response; the owner cancels the request.
+   */
+  onAbandoned: (() => void) | undefined;
   /** The session ended: nothing may attach any more (a resume queued behind store writes ends at once). */
   private closed = false;
   private seq = 0;
-  private readonly cache: SseEvent[] = [];
+  private cache: SseEvent[] = [];
+  /** Bytes of JSON text in `cache`. */
+  private cacheBytes = 0;
   private readonly cacheLimit: number;
+  private readonly cacheByteLimit: number;
+  private readonly maxBufferedBytes: number;
+  private readonly sseRetry: number;
   private readonly eventStore: EventStore | undefined;
   private readonly onStoreError: (error: unknown) => void;
+  private readonly onCacheBytes: ((delta: number) => void) | undefined;
   /** Keeps store writes (and what follows them) in order. */
   private tail: Promise<void> | undefined;
   /** Seq of the last event handed to a live connection (standalone stream: where a new GET starts). */
@@ -53,8 +75,24 @@ export class OutboundStream {
     this.localKey = options.localKey;
     this.streamId = options.streamId;
     this.cacheLimit = options.cacheLimit;
+    this.cacheByteLimit = options.cacheByteLimit;
+    this.maxBufferedBytes = options.maxBufferedBytes;
+    this.sseRetry = options.sseRetry;
     this.eventStore = options.eventStore;
     this.onStoreError = options.onStoreError;
+    this.onCacheBytes = options.onCacheBytes;
+  }
+
+  /** Bytes of JSON text this stream keeps for resumes. */
+  get retainedBytes(): number {
+    return this.cacheBytes;
+  }
+
+  /** Forgets the recent events (the stream is evicted): their bytes are given back to the budgets. */
+  releaseCache(): void {
+    if (this.cacheBytes !== 0) this.onCacheBytes?.(-this.cacheBytes);
+    this.cache = [];
+    this.cacheBytes = 0;
   }
 
   /**
@@ -83,6 +121,9 @@ export class OutboundStream {
     this.after(() => {
       this.listener?.end();
       this.listener = undefined;
+      // A finished stream is only replayed: keep each event's JSON text, not the message objects too. (New
+      // objects: a connection may still hold the old ones in its queue.)
+      this.cache = this.cache.map((event) => (event.message === undefined ? event : { id: event.id, seq: event.seq, retry: event.retry, data: event.data }));
       if (this.eventStore?.completeStream) this.eventStore.completeStream(this.streamId).catch(this.onStoreError);
     });
   }
@@ -180,7 +221,11 @@ export class OutboundStream {
     const store = this.eventStore;
     this.after(async () => {
       try {
-        event.id = await store.storeEvent(this.streamId, { message: event.message, retry: event.retry });
+        // `data` (the JSON text already made) lets a store measure or write the event without serialising again.
+        const id = await store.storeEvent(this.streamId, { message: event.message, retry: event.retry, data: event.data });
+        // An id that cannot stand on an SSE line (CR, LF, NUL) would let the store inject fields: send without it.
+        if (isSafeSseField(id)) event.id = id;
+        else this.onStoreError(new TypeError(`EventStore.storeEvent returned an event id that cannot be written to an SSE stream (${JSON.stringify(String(id).slice(0, 64))}); ids must be strings without CR, LF or NUL, at most 1024 characters`));
       } catch (error) {
         this.onStoreError(error);
       }
@@ -191,8 +236,16 @@ export class OutboundStream {
 
   private record(event: SseEvent): void {
     if (event.id !== undefined) this.lastId = event.id;
+    const size = event.data?.length ?? 0;
     this.cache.push(event);
-    if (this.cache.length > this.cacheLimit) this.cache.shift();
+    this.cacheBytes += size;
+    let released = 0;
+    while (this.cache.length > this.cacheLimit || (this.cacheBytes > this.cacheByteLimit && this.cache.length > 0)) {
+      const dropped = this.cache.shift()!.data?.length ?? 0;
+      this.cacheBytes -= dropped;
+      released += dropped;
+    }
+    if (size !== released) this.onCacheBytes?.(size - released);
     this.deliver(event);
   }
 
@@ -221,7 +274,7 @@ export class OutboundStream {
   }
 
   private newChannel(): SseChannel {
-    const channel = new SseChannel();
+    const channel = new SseChannel(this.maxBufferedBytes);
     this.watch(channel);
     return channel;
   }
@@ -232,6 +285,35 @@ export class OutboundStream {
       this.listener = undefined;
       this.onListenerDetached?.();
     };
+    channel.onOverflow = () => this.overflow(channel);
+  }
+
+  /**
+   * The live connection's reader fell `maxBufferedBytes` behind. When what it has not read can be served again
+   * (from the EventStore, or still in the recent-events log) the connection ends with a retry hint and the client
+   * resumes with `Last-Event-ID`; otherwise a request stream ends with an error response and the request is
+   * cancelled (`onAbandoned`), and the standalone stream's connection just ends.
+   */
+  private overflow(channel: SseChannel): void {
+    if (this.listener !== channel) return;
+    const firstUnread = channel.peek()?.seq;
+    const resumable = this.eventStore !== undefined || (firstUnread !== undefined && this.canResumeAfter(firstUnread - 1));
+    if (firstUnread !== undefined) this.deliveredSeq = Math.min(this.deliveredSeq, firstUnread - 1);
+    channel.clear();
+    this.listener = undefined;
+    if (resumable) {
+      channel.push({ retry: this.sseRetry });
+    } else if (this.requestId !== undefined) {
+      channel.push({
+        message: errorResponse(
+          this.requestId,
+          ErrorCode.ServerError,
+          `The client read this response too slowly: more than ${this.maxBufferedBytes} bytes waited to be sent (maxBufferedBytesPerStream), and the stream cannot be resumed without an EventStore; the request was cancelled`,
+        ),
+      });
+    }
+    channel.end();
+    if (!resumable) this.onAbandoned?.();
   }
 
   /**

@@ -20,6 +20,8 @@ export interface RequestInfo {
 export interface TransportSettings {
   /** `retry:` hint (ms) of priming events. */
   sseRetry: number;
+  /** Bytes that may wait for a slow reader on one SSE connection (the middleware's `maxBufferedBytesPerStream`). */
+  maxBufferedBytes: number;
 }
 
 /** Thrown for an id that is unknown, expired, deleted or owned by another principal: the HTTP layer answers 404. */

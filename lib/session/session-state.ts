@@ -14,8 +14,12 @@ export interface SessionState {
   subscriptions: string[];
   /** The principal (by default `req.auth.clientId`) that created the session; requests from another get 404. */
   principal?: string;
-  /** The initialize request's params, as sent. */
-  initializeParams: Record<string, unknown>;
+  /**
+   * No longer written: a session keeps only the protocol version, capabilities and client name/version/title of
+   * its `initialize` (within `maxClientMetadataBytes`). Optional so that states stored by 0.1 still load.
+   * @deprecated
+   */
+  initializeParams?: Record<string, unknown>;
   /** Epoch milliseconds. */
   createdAt: number;
 }

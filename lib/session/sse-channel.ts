@@ -3,13 +3,25 @@ import type { SseEvent } from './sse-event.js';
 /**
  * A live connection's queue of events, consumed by the HTTP layer with `for await`. `end()` lets the consumer
  * drain what is queued, then finish; the consumer's `return()` (client gone) calls `onDetach`.
+ *
+ * The queue is bounded in bytes: the HTTP layer stops pulling while the socket is congested, so a client that
+ * reads slowly makes events wait here. Past `maxQueuedBytes` the owner's `onOverflow` runs once (it ends the
+ * connection so the client resumes, or ends the stream with an error); producers that can wait use
+ * `waitForRoom()`.
  */
 export class SseChannel implements AsyncIterableIterator<SseEvent> {
-  private readonly queue: SseEvent[] = [];
+  private queue: SseEvent[] = [];
+  private queuedBytes = 0;
   private waiter: ((result: IteratorResult<SseEvent>) => void) | undefined;
+  private roomWaiters: Array<() => void> | undefined;
   private ended = false;
   private detached = false;
   onDetach: (() => void) | undefined;
+  /** Runs once when the queue first holds more than `maxQueuedBytes`. */
+  onOverflow: (() => void) | undefined;
+
+  /** @param maxQueuedBytes Bytes of JSON text that may wait for a slow reader; unbounded by default. */
+  constructor(private readonly maxQueuedBytes = Number.POSITIVE_INFINITY) {}
 
   /** False once the consumer has gone or the channel has ended: the event was not queued. */
   push(event: SseEvent): boolean {
@@ -18,8 +30,14 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
     if (waiter) {
       this.waiter = undefined;
       waiter({ value: event, done: false });
-    } else {
-      this.queue.push(event);
+      return true;
+    }
+    this.queue.push(event);
+    this.queuedBytes += sizeOf(event);
+    if (this.queuedBytes > this.maxQueuedBytes && this.onOverflow) {
+      const onOverflow = this.onOverflow;
+      this.onOverflow = undefined;
+      onOverflow();
     }
     return true;
   }
@@ -32,14 +50,49 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
       this.waiter = undefined;
       waiter({ value: undefined, done: true });
     }
+    this.releaseRoomWaiters();
   }
 
   get isOpen(): boolean {
     return !this.ended;
   }
 
+  /** Bytes of the events waiting for the consumer. */
+  get buffered(): number {
+    return this.queuedBytes;
+  }
+
+  /** The first event still waiting for the consumer, if any. */
+  peek(): SseEvent | undefined {
+    return this.queue[0];
+  }
+
+  /** Drops every waiting event (the owner replaces them with a retry hint or an error before ending). */
+  clear(): void {
+    this.queue = [];
+    this.queuedBytes = 0;
+    this.releaseRoomWaiters();
+  }
+
+  /**
+   * Undefined when a producer may go on; otherwise a promise that settles once the reader has taken the queue
+   * down to half of `maxQueuedBytes` (or the channel ended). Progress and log calls await it, so a handler that
+   * emits faster than its client reads is slowed instead of buffered.
+   */
+  waitForRoom(): Promise<void> | undefined {
+    if (this.ended || this.queuedBytes <= this.maxQueuedBytes / 2) return undefined;
+    return new Promise((resolve) => {
+      (this.roomWaiters ??= []).push(resolve);
+    });
+  }
+
   next(): Promise<IteratorResult<SseEvent>> {
-    if (this.queue.length > 0) return Promise.resolve({ value: this.queue.shift()!, done: false });
+    if (this.queue.length > 0) {
+      const event = this.queue.shift()!;
+      this.queuedBytes -= sizeOf(event);
+      if (this.roomWaiters && this.queuedBytes <= this.maxQueuedBytes / 2) this.releaseRoomWaiters();
+      return Promise.resolve({ value: event, done: false });
+    }
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve) => {
       this.waiter = resolve;
@@ -47,7 +100,7 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
   }
 
   return(): Promise<IteratorResult<SseEvent>> {
-    this.queue.length = 0;
+    this.clear();
     this.end();
     if (!this.detached) {
       this.detached = true;
@@ -59,4 +112,27 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
   [Symbol.asyncIterator](): AsyncIterableIterator<SseEvent> {
     return this;
   }
+
+  private releaseRoomWaiters(): void {
+    const waiters = this.roomWaiters;
+    if (!waiters) return;
+    this.roomWaiters = undefined;
+    for (const resolve of waiters) resolve();
+  }
+}
+
+/**
+ * The size an event takes in a queue: the length of its JSON text, made now (and kept, so it is written as is)
+ * when the sender did not make it already. An event that cannot be serialised counts as nothing here; whoever
+ * writes it reports that.
+ */
+function sizeOf(event: SseEvent): number {
+  if (event.data === undefined && event.message !== undefined) {
+    try {
+      event.data = JSON.stringify(event.message);
+    } catch {
+      return 0;
+    }
+  }
+  return event.data?.length ?? 0;
 }

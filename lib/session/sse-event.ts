@@ -12,3 +12,14 @@ export interface SseEvent {
 
 /** What a session manager hands the HTTP layer: the events of one SSE response, in order. */
 export type SseStream = AsyncIterable<SseEvent>;
+
+/** Longest event id written to a stream; a longer one is dropped (the event goes out without an id). */
+const MAX_SSE_ID_LENGTH = 1024;
+
+/**
+ * True for a value that can stand on an SSE `id:` or `event:` line: no CR, LF or NUL, which would end the line
+ * and let the rest inject fields (event ids come from EventStores, which may be user code), and not too long.
+ */
+export function isSafeSseField(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_SSE_ID_LENGTH && !/[\r\n\0]/.test(value);
+}

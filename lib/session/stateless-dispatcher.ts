@@ -29,6 +29,10 @@ const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
   'resources/templates/list',
   'resources/read',
   'server/discover',
+  // The skills extension (SEP-2640): its results are cacheable like resources/read.
+  'skills/list',
+  'skills/get',
+  'resources/directory/read',
 ]);
 
 /** Methods whose requests may end in `input_required` (their params carry `inputResponses`/`requestState`). */
@@ -58,7 +62,7 @@ export class StatelessDispatcher {
   ) {}
 
   /** Emits related notifications, then the response, through `emit`. */
-  run(request: JsonRpcRequest, client: ClientView, modern: boolean, info: RequestInfo, emit: (message: JsonRpcMessage) => void): StatelessRun {
+  run(request: JsonRpcRequest, client: ClientView, modern: boolean, info: RequestInfo, emit: (message: JsonRpcMessage) => Promise<void> | void): StatelessRun {
     const params = request.params;
     let answers: Record<string, unknown> = {};
     let state: unknown;

@@ -7,40 +7,70 @@ export interface InMemoryEventStoreOptions {
   maxEventsPerStream?: number;
   /** Milliseconds a stream is kept after its last event. Defaults to `300000` (5 minutes). */
   ttlMs?: number;
-  /** Streams kept at most; the least recently written is dropped beyond it. Defaults to `10000`. */
+  /** Streams kept at most; beyond it the owner holding the most streams loses its least recently written one. Defaults to `10000`. */
   maxStreams?: number;
+  /**
+   * Bytes of JSON text kept over all streams (each event also counts a fixed 64 bytes of overhead). Beyond it the
+   * owner holding the most bytes loses its least recently written stream first, so one client's volume never
+   * evicts another's events while it holds more than they do. Defaults to `67108864` (64 MiB).
+   */
+  maxBytes?: number;
+  /**
+   * Who a stream belongs to, for fair eviction. Defaults to the session id of session streams
+   * (`<sessionId>/…`), the principal tag of persisted stateless streams (`stateless:<tag>:…`), and the stream id
+   * itself otherwise.
+   */
+  ownerOf?: (streamId: string) => string;
 }
 
 interface SeqEvent {
   seq: number;
   event: SseEvent;
+  size: number;
 }
 
 interface StreamLog {
+  streamId: string;
+  owner: Owner;
   /** Store seq of the first event of this incarnation of the stream id; earlier seqs on it are from an evicted one. */
   startSeq: number;
-  /** Seq of the last event dropped for `maxEventsPerStream`, or 0 if none was dropped. */
+  /** Seq of the last event dropped for `maxEventsPerStream` or bytes, or 0 if none was dropped. */
   droppedUpTo: number;
   /** Kept events, in increasing seq order. */
   events: SeqEvent[];
+  bytes: number;
   lastWrite: number;
   complete: boolean;
 }
 
+/** One owner's streams, least recently written first, and the bytes they hold. */
+interface Owner {
+  key: string;
+  streams: Map<string, StreamLog>;
+  bytes: number;
+}
+
+/** What one stored event costs beyond its JSON text (ids, objects, array slots), so that empty events count too. */
+const EVENT_OVERHEAD_BYTES = 64;
 
 /**
- * Events in this process's memory, bounded by count and age. Ids are `<streamId>#<seq>`, so a store can tell
+ * Events in this process's memory, bounded by count, bytes and age. Ids are `<streamId>#<seq>`, so a store can tell
  * which stream an id belongs to and replays never cross streams. `seq` comes from one counter for the whole store,
- * so an id never repeats for the life of the store object, even when a stream is evicted (TTL, `maxStreams`) and
- * its stream id is written again: a resume from an id of the evicted incarnation then replays the new one.
+ * so an id never repeats for the life of the store object, even when a stream is evicted (TTL, `maxStreams`,
+ * `maxBytes`) and its stream id is written again: a resume from an id of the evicted incarnation then replays the
+ * new one. Eviction is fair between owners (sessions, stateless principals): the largest owner gives way first.
  * Shared by several session managers in one process it behaves like a shared store; across processes implement
  * `EventStore` over a shared database.
  */
 export class InMemoryEventStore implements EventStore {
   private readonly streams = new Map<string, StreamLog>();
+  private readonly owners = new Map<string, Owner>();
   private readonly maxEventsPerStream: number;
   private readonly ttlMs: number;
   private readonly maxStreams: number;
+  private readonly maxBytes: number;
+  private readonly ownerOf: (streamId: string) => string;
+  private totalBytes = 0;
   private lastSweep = 0;
   /** Last seq handed out, store-wide. */
   private seq = 0;
@@ -49,6 +79,8 @@ export class InMemoryEventStore implements EventStore {
     this.maxEventsPerStream = options.maxEventsPerStream ?? 1000;
     this.ttlMs = options.ttlMs ?? 5 * 60_000;
     this.maxStreams = options.maxStreams ?? 10_000;
+    this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+    this.ownerOf = options.ownerOf ?? defaultOwnerOf;
   }
 
   async storeEvent(streamId: string, event: SseEvent): Promise<string> {
@@ -58,17 +90,23 @@ export class InMemoryEventStore implements EventStore {
     const seq = ++this.seq;
     let log = this.streams.get(streamId);
     if (!log) {
-      log = { startSeq: seq, droppedUpTo: 0, events: [], lastWrite: now, complete: false };
+      const owner = this.ownerFor(streamId);
+      log = { streamId, owner, startSeq: seq, droppedUpTo: 0, events: [], bytes: 0, lastWrite: now, complete: false };
       this.streams.set(streamId, log);
-      if (this.streams.size > this.maxStreams) this.streams.delete(this.streams.keys().next().value!);
+      owner.streams.set(streamId, log);
     } else {
-      // Keep the map in least-recently-written order for the maxStreams bound.
+      // Keep both maps in least-recently-written order.
       this.streams.delete(streamId);
       this.streams.set(streamId, log);
+      log.owner.streams.delete(streamId);
+      log.owner.streams.set(streamId, log);
     }
-    log.events.push({ seq, event: { message: event.message, retry: event.retry } });
+    const size = sizeOf(event);
+    log.events.push({ seq, event: { message: event.message, retry: event.retry }, size });
+    this.grow(log, size);
     log.lastWrite = now;
-    if (log.events.length > this.maxEventsPerStream) log.droppedUpTo = log.events.shift()!.seq;
+    if (log.events.length > this.maxEventsPerStream) this.dropOldestEvent(log);
+    this.enforceLimits(log);
     return formatEventId(streamId, seq);
   }
 
@@ -104,10 +142,85 @@ export class InMemoryEventStore implements EventStore {
     return this.streams.size;
   }
 
+  /** Bytes held now, as `maxBytes` counts them (for tests and metrics). */
+  get byteCount(): number {
+    return this.totalBytes;
+  }
+
+  private ownerFor(streamId: string): Owner {
+    const key = this.ownerOf(streamId);
+    let owner = this.owners.get(key);
+    if (!owner) {
+      owner = { key, streams: new Map(), bytes: 0 };
+      this.owners.set(key, owner);
+    }
+    return owner;
+  }
+
+  private grow(log: StreamLog, delta: number): void {
+    log.bytes += delta;
+    log.owner.bytes += delta;
+    this.totalBytes += delta;
+  }
+
+  private dropOldestEvent(log: StreamLog): void {
+    const dropped = log.events.shift()!;
+    log.droppedUpTo = dropped.seq;
+    this.grow(log, -dropped.size);
+  }
+
+  private dropStream(log: StreamLog): void {
+    this.streams.delete(log.streamId);
+    log.owner.streams.delete(log.streamId);
+    this.grow(log, -log.bytes);
+    if (log.owner.streams.size === 0) this.owners.delete(log.owner.key);
+  }
+
+  /**
+   * Back within `maxStreams` and `maxBytes`: the owner with the most streams (or bytes) loses its least recently
+   * written stream. The stream just written is never dropped whole; when it is the largest owner's only stream it
+   * loses its oldest events instead (its newest always stays).
+   */
+  private enforceLimits(current: StreamLog): void {
+    while (this.streams.size > this.maxStreams || this.totalBytes > this.maxBytes) {
+      const byCount = this.streams.size > this.maxStreams;
+      const owner = this.largestOwner(byCount);
+      let victim: StreamLog | undefined;
+      for (const log of owner.streams.values()) {
+        if (log !== current) {
+          victim = log;
+          break;
+        }
+      }
+      if (victim) {
+        this.dropStream(victim);
+        continue;
+      }
+      if (byCount) {
+        // Every owner holds one stream: the least recently written one overall goes.
+        const oldest = this.streams.values().next().value!;
+        if (oldest === current) return;
+        this.dropStream(oldest);
+      } else if (current.events.length > 1) {
+        this.dropOldestEvent(current);
+      } else {
+        return;
+      }
+    }
+  }
+
+  private largestOwner(byCount: boolean): Owner {
+    let largest: Owner | undefined;
+    for (const owner of this.owners.values()) {
+      if (!largest || (byCount ? owner.streams.size > largest.streams.size : owner.bytes > largest.bytes)) largest = owner;
+    }
+    return largest!;
+  }
+
   private live(streamId: string): StreamLog | undefined {
     const log = this.streams.get(streamId);
     if (log && Date.now() - log.lastWrite > this.ttlMs) {
-      this.streams.delete(streamId);
+      this.dropStream(log);
       return undefined;
     }
     return log;
@@ -116,6 +229,30 @@ export class InMemoryEventStore implements EventStore {
   private sweep(now: number): void {
     if (now - this.lastSweep < Math.min(this.ttlMs, 10_000)) return;
     this.lastSweep = now;
-    for (const [streamId, log] of this.streams) if (now - log.lastWrite > this.ttlMs) this.streams.delete(streamId);
+    for (const log of this.streams.values()) if (now - log.lastWrite > this.ttlMs) this.dropStream(log);
   }
+}
+
+/** The session of `<sessionId>/…`, the principal of `stateless:<tag>:…`, or the stream id itself. */
+function defaultOwnerOf(streamId: string): string {
+  const slash = streamId.indexOf('/');
+  if (slash > 0) return streamId.slice(0, slash);
+  if (streamId.startsWith('stateless:')) {
+    const colon = streamId.indexOf(':', 'stateless:'.length);
+    if (colon > 0) return streamId.slice(0, colon);
+  }
+  return streamId;
+}
+
+/** What an event costs to keep: its JSON text (made by the sender, or measured here) plus a fixed overhead. */
+function sizeOf(event: SseEvent): number {
+  let text = event.data;
+  if (text === undefined && event.message !== undefined) {
+    try {
+      text = JSON.stringify(event.message);
+    } catch {
+      text = undefined;
+    }
+  }
+  return EVENT_OVERHEAD_BYTES + (text?.length ?? 0);
 }
