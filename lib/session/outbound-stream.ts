@@ -289,15 +289,15 @@ export class OutboundStream {
   }
 
   /**
-   * The live connection's reader fell `maxBufferedBytes` behind. When what it has not read can be served again
-   * (from the EventStore, or still in the recent-events log) the connection ends with a retry hint and the client
-   * resumes with `Last-Event-ID`; otherwise a request stream ends with an error response and the request is
-   * cancelled (`onAbandoned`), and the standalone stream's connection just ends.
+   * The live connection's reader fell `maxBufferedBytes` behind. With an EventStore, which keeps every event the
+   * reader has not read yet, the connection ends with a retry hint and the client resumes with `Last-Event-ID`.
+   * Without one (the recent-events log is too short to promise that), a request stream ends with an error response
+   * and the request is cancelled (`onAbandoned`); the standalone stream's connection just ends.
    */
   private overflow(channel: SseChannel): void {
     if (this.listener !== channel) return;
     const firstUnread = channel.peek()?.seq;
-    const resumable = this.eventStore !== undefined || (firstUnread !== undefined && this.canResumeAfter(firstUnread - 1));
+    const resumable = this.eventStore !== undefined;
     if (firstUnread !== undefined) this.deliveredSeq = Math.min(this.deliveredSeq, firstUnread - 1);
     channel.clear();
     this.listener = undefined;
