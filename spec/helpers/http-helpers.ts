@@ -5,76 +5,22 @@ import { z } from 'zod';
 import { McpServer, type McpMiddlewareOptions, type RequestContext } from '../../lib/index.js';
 import type { JsonRpcMessage } from '../../lib/protocol/jsonrpc.js';
 import { serve, type Served } from './serve.js';
+import { messagesOf, parseSseFrames, type SseFrame } from './sse.js';
+import { ACCEPT_BOTH, sleep } from './wire.js';
 
 /** The session-era revisions every HTTP test runs against. */
 export const SESSION_ERA = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
 export type Era = (typeof SESSION_ERA)[number];
 
-export const ACCEPT_BOTH = 'application/json, text/event-stream';
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { ACCEPT_BOTH, ping, sleep, toolCall } from './wire.js';
+// Here `parseSse` is the WHATWG frame parser (comments kept, an unterminated last block left out).
+export { parseSseFrames as parseSse, messagesOf, type SseFrame } from './sse.js';
 
-// ---------------------------------------------------------------------------------------------------------------
-// SSE parsing
-
-/** One SSE event block as received: every field it carried, comments included (`:` lines). */
-export interface SseFrame {
-  id?: string;
-  retry?: number;
-  event?: string;
-  /** The `data:` lines joined with `\n`; undefined when the block had none. */
-  data?: string;
-  comments: string[];
-}
-
-/** Splits an SSE body into its blocks, per the WHATWG parsing rules (one leading space after `:` is dropped). */
-export function parseSse(text: string): SseFrame[] {
-  const frames: SseFrame[] = [];
-  const lines = text.split(/\r\n|\r|\n/);
-  let frame: SseFrame = { comments: [] };
-  let touched = false;
-  let dataLines: string[] | undefined;
-  const flush = () => {
-    if (touched) {
-      if (dataLines) frame.data = dataLines.join('\n');
-      frames.push(frame);
-    }
-    frame = { comments: [] };
-    touched = false;
-    dataLines = undefined;
-  };
-  for (const line of lines) {
-    if (line === '') {
-      flush();
-      continue;
-    }
-    touched = true;
-    if (line.startsWith(':')) {
-      frame.comments.push(line.slice(1));
-      continue;
-    }
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') (dataLines ??= []).push(value);
-    else if (field === 'id') frame.id = value;
-    else if (field === 'event') frame.event = value;
-    else if (field === 'retry') frame.retry = Number(value);
-  }
-  // An unterminated block at the end of the text is not an event yet (the server may still be writing it).
-  return frames;
-}
-
-/** The JSON-RPC messages of a parsed stream (blocks with non-empty data), in order. */
-export function messagesOf(frames: SseFrame[]): JsonRpcMessage[] {
-  return frames.filter((frame) => frame.data !== undefined && frame.data !== '').map((frame) => JSON.parse(frame.data!) as JsonRpcMessage);
-}
-
-/** Shorthand: the messages of an SSE body. */
+/** Shorthand: the messages of an SSE body (complete blocks only). */
 export function sseMessages(text: string): JsonRpcMessage[] {
-  return messagesOf(parseSse(text));
+  return messagesOf(parseSseFrames(text));
 }
 
 export function isResponseTo(id: string | number) {
@@ -92,14 +38,6 @@ export function initializeRequest(version: string, id: string | number = 0, capa
     params: { protocolVersion: version, capabilities, clientInfo: { name: 'http-spec', version: '1.0.0' } },
   };
 }
-
-export function toolCall(id: string | number, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) {
-  const params: Record<string, unknown> = { name, arguments: args };
-  if (meta) params._meta = meta;
-  return { jsonrpc: '2.0' as const, id, method: 'tools/call', params };
-}
-
-export const ping = (id: string | number) => ({ jsonrpc: '2.0' as const, id, method: 'ping' });
 
 /** Headers of a well-behaved client of `version` (2025-03-26 clients send no MCP-Protocol-Version header). */
 export function clientHeaders(version: string, sessionId?: string): Record<string, string> {
@@ -352,12 +290,12 @@ export async function openLive(h: Pick<Harness, 'port'>, options: LiveRequestOpt
     },
     ready,
     text: () => text,
-    frames: () => parseSse(text),
-    messages: () => messagesOf(parseSse(text)),
+    frames: () => parseSseFrames(text),
+    messages: () => messagesOf(parseSseFrames(text)),
     waitFor,
     async waitForMessage(match, timeoutMs) {
       let found: JsonRpcMessage | undefined;
-      await waitFor((current) => (found = messagesOf(parseSse(current)).find(match)) !== undefined, timeoutMs);
+      await waitFor((current) => (found = messagesOf(parseSseFrames(current)).find(match)) !== undefined, timeoutMs);
       return found!;
     },
     ended,

@@ -7,10 +7,11 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { McpError, McpServer, type McpMiddlewareOptions, type RequestContext } from '../../lib/index.js';
 import { serve, type Served } from './serve.js';
-import { parseSse } from './sse.js';
+import { messagesOf, parseSse } from './sse.js';
+import { ACCEPT_BOTH, sleep } from './wire.js';
 
 export const MODERN = '2026-07-28';
-export const ACCEPT_BOTH = 'application/json, text/event-stream';
+export { ACCEPT_BOTH, sleep, waitUntil } from './wire.js';
 
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
@@ -20,8 +21,6 @@ export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 export const FULL_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The standard envelope; `overrides` win, and a key set to `undefined` is left out. */
 export function envelope(overrides: Record<string, unknown> = {}, capabilities: Record<string, unknown> = {}): Record<string, unknown> {
@@ -130,9 +129,7 @@ export function toReply(status: number, headers: IncomingHttpHeaders, text: stri
   let json: any;
   let messages: any[] = [];
   if (sse) {
-    messages = parseSse(text)
-      .filter((event) => event.data !== undefined && event.data !== '')
-      .map((event) => JSON.parse(event.data!));
+    messages = messagesOf(parseSse(text));
   } else if (text !== '') {
     try {
       json = JSON.parse(text);
@@ -296,15 +293,6 @@ export async function startModern(options: Partial<McpMiddlewareOptions> = {}, s
   const server = options.server ?? buildModernServer(serverOptions, recorder);
   const served = await serve({ sseKeepAlive: 0, ...options, server });
   return Object.assign(served, { server, recorder });
-}
-
-/** Waits until `check` holds (polling), failing with `label` after `ms`. */
-export async function waitUntil(check: () => boolean | Promise<boolean>, label: string, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${label}`);
-    await sleep(10);
-  }
 }
 
 export type { RequestContext };

@@ -1,6 +1,7 @@
 import { parseSse, type ParsedSseEvent } from './sse.js';
+import { ACCEPT_BOTH } from './wire.js';
 
-export const ACCEPT_BOTH = 'application/json, text/event-stream';
+export { ACCEPT_BOTH, toolCall } from './wire.js';
 
 /** A minimal hand-driven MCP client over fetch, for tests that must see the wire. */
 export class RawClient {
@@ -81,10 +82,4 @@ export async function readUntil(response: Response, until: (text: string) => boo
     text += decoder.decode(chunk.value, { stream: true });
   }
   return { text, reader };
-}
-
-export function toolCall(id: number, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>): Record<string, unknown> {
-  const params: Record<string, unknown> = { name, arguments: args };
-  if (meta) params._meta = meta;
-  return { jsonrpc: '2.0', id, method: 'tools/call', params };
 }

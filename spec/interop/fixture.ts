@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { AuthInfo } from '../../lib/protocol/types.js';
 import { McpServer, type RequestContext } from '../../lib/index.js';
 import { serve, type Served } from '../helpers/serve.js';
+import { waitUntil } from '../helpers/wire.js';
 
 export const PROTOCOL_VERSIONS = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
 
@@ -40,16 +41,10 @@ export function within<T>(promise: Promise<T>, ms: number, label: string): Promi
   ]);
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { sleep } from '../helpers/wire.js';
 
 /** Polls `check` until it is true (notifications are dispatched asynchronously by both clients). */
-export async function waitFor(check: () => boolean, label: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${ms} ms waiting for ${label}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+export const waitFor = (check: () => boolean, label: string, ms = 5000): Promise<void> => waitUntil(check, label, ms);
 
 export interface Fixture {
   server: McpServer;

@@ -176,6 +176,40 @@ describe('the built package', () => {
     expect(JSON.parse(esm)).toEqual(expect.arrayContaining(['RedisEventStore', 'RedisSessionStore']));
   });
 
+  test(`'${pkg.name}/testing' resolves in both formats to the store contract suites, which register their tests with the runner's globals`, async () => {
+    // Stand-in runner globals: record each test's full name; before they exist, a suite fails with a clear error.
+    const body = `
+      let missing;
+      try { testing.describeSessionStoreContract('Early', () => ({})); } catch (error) { missing = error.message; }
+      const names = [];
+      const path = [];
+      Object.assign(globalThis, {
+        describe: (name, define) => { path.push(name); define(); path.pop(); },
+        test: (name) => names.push([...path, name].join(' > ')),
+        beforeEach() {}, afterEach() {}, expect() {},
+      });
+      testing.describeEventStoreContract('Mine', () => ({}));
+      testing.describeSessionStoreContract('Mine', () => ({}), { ttl: { ttlMs: 1000, create: () => ({}), elapse: async () => {} } });
+      process.stdout.write(JSON.stringify({ names: Object.keys(testing).sort(), missing, tests: names }));
+    `;
+    const expected = {
+      names: ['describeEventStoreContract', 'describeSessionStoreContract'],
+      missing: expect.stringMatching(/test globals describe, test, beforeEach, afterEach, expect are not defined.*jest test file/),
+      tests: expect.arrayContaining([
+        'EventStore contract: Mine > replay yields the later events of that stream only, in order, with their original ids',
+        'SessionStore contract: Mine > store then load gives back the same data, not a shared object',
+        'SessionStore contract: Mine > with ttlMs 1000 > every write restarts the TTL',
+      ]),
+    };
+    const cjs = await node(['-e', `const testing = require('${pkg.name}/testing');\n${body}`]);
+    const cjsReport = JSON.parse(cjs);
+    expect(cjsReport).toEqual(expected);
+    // Without a ttl option the TTL checks are not registered.
+    expect(cjsReport.tests.filter((name: string) => name.startsWith('EventStore contract: Mine > with ttlMs'))).toEqual([]);
+    const esm = await node(['--input-type=module', '-e', `import * as testing from '${pkg.name}/testing';\n${body}`]);
+    expect(JSON.parse(esm)).toEqual(expected);
+  });
+
   test(`'${pkg.name}/package.json' is exported`, async () => {
     const stdout = await node(['-e', `process.stdout.write(require('${pkg.name}/package.json').version)`]);
     expect(stdout).toBe(pkg.version);

@@ -77,32 +77,40 @@ describe.each([
   });
 });
 
-test('InMemoryEventStore keeps at most maxEventsPerStream events per stream and expires old streams', async () => {
-  const store = new InMemoryEventStore({ maxEventsPerStream: 3, ttlMs: 50 });
-  const ids: string[] = [];
-  for (let n = 0; n < 10; n++) ids.push(await store.storeEvent('s/1', { message: { jsonrpc: '2.0', method: `m${n}` } }));
-  const replay = async (id: string) => {
-    const methods: string[] = [];
-    for await (const stored of store.replayEventsAfter(id)) methods.push((stored.event.message as { method: string }).method);
-    return methods;
-  };
-  expect(await replay(ids[6])).toEqual(['m7', 'm8', 'm9']);
-  expect(await replay(ids[1])).toEqual([]); // evicted: nothing rather than a gap
-  await new Promise((resolve) => setTimeout(resolve, 80));
-  expect(await replay(ids[7])).toEqual([]);
-  await store.storeEvent('s/2', { message: { jsonrpc: '2.0', method: 'x' } });
-  expect(store.streamCount).toBe(1);
+describe('InMemoryEventStore on a fake clock', () => {
+  beforeEach(() => jest.useFakeTimers()); // the store reads Date.now(): its TTL passes on the fake clock
+  afterEach(() => jest.useRealTimers());
+
+  test('keeps at most maxEventsPerStream events per stream and expires old streams', async () => {
+    const store = new InMemoryEventStore({ maxEventsPerStream: 3, ttlMs: 50 });
+    const ids: string[] = [];
+    for (let n = 0; n < 10; n++) ids.push(await store.storeEvent('s/1', { message: { jsonrpc: '2.0', method: `m${n}` } }));
+    const replay = async (id: string) => {
+      const methods: string[] = [];
+      for await (const stored of store.replayEventsAfter(id)) methods.push((stored.event.message as { method: string }).method);
+      return methods;
+    };
+    expect(await replay(ids[6])).toEqual(['m7', 'm8', 'm9']);
+    expect(await replay(ids[1])).toEqual([]); // evicted: nothing rather than a gap
+    jest.advanceTimersByTime(80);
+    expect(await replay(ids[7])).toEqual([]);
+    await store.storeEvent('s/2', { message: { jsonrpc: '2.0', method: 'x' } });
+    expect(store.streamCount).toBe(1);
+  });
 });
 
-test('LocalSessionManager keeps at most maxRetainedStreams finished streams per session', async () => {
+test('LocalSessionManager keeps exactly the last maxRetainedStreams finished streams per session', async () => {
   const served = await serve({ server: ticker(), sessionManager: new LocalSessionManager({ maxRetainedStreams: 3 }), sseKeepAlive: 0 });
-  const client = new RawClient(served.url);
-  await client.initialize();
-  const calls = [];
-  for (let id = 2; id < 8; id++) calls.push(await client.call(toolCall(id, 'echo')));
-  const oldest = await client.get({ 'Last-Event-ID': calls[0].events[0].id! });
-  expect(sseMessages(await oldest.text())).toEqual([]);
-  const newest = await client.get({ 'Last-Event-ID': calls[5].events[0].id! });
-  expect(sseMessages(await newest.text()).map((message) => message.id)).toEqual([7]);
-  await served.close();
+  try {
+    const client = new RawClient(served.url);
+    await client.initialize();
+    const calls = [];
+    for (let id = 2; id < 8; id++) calls.push(await client.call(toolCall(id, 'echo')));
+    // Resuming each finished call from its first event: the three newest replay their response, no older one does.
+    const replayed = [];
+    for (const call of calls) replayed.push(sseMessages(await (await client.get({ 'Last-Event-ID': call.events[0].id! })).text()).map((message) => message.id));
+    expect(replayed).toEqual([[], [], [], [5], [6], [7]]);
+  } finally {
+    await served.close();
+  }
 });

@@ -4,8 +4,9 @@ import { InMemoryEventStore, McpServer, type EventStore, type SseEvent, type Sto
 import type { RequestContext } from '../../lib/index.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { parseSse, sseMessages } from '../helpers/sse.js';
+import { sleep } from '../helpers/wire.js';
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { ping, sleep } from '../helpers/wire.js';
 
 /** What the fixture tools report back to a test. */
 export interface ToolLog {
@@ -67,8 +68,6 @@ export async function resumeWithin(client: RawClient, lastEventId: string, ms = 
   const response = await client.get({ 'Last-Event-ID': lastEventId }, AbortSignal.timeout(ms));
   return { status: response.status, body: await response.text() };
 }
-
-export const ping = (id: number | string) => ({ jsonrpc: '2.0', id, method: 'ping' });
 
 /** Ids of the events of an SSE body, in order. */
 export function eventIds(body: string): string[] {

@@ -1,23 +1,20 @@
 import { InMemoryEventStore, InMemorySessionStore } from '../../lib/index.js';
-import { describeEventStoreContract } from './event-store-contract.js';
-import { describeSessionStoreContract } from './session-store-contract.js';
+import { describeEventStoreContract, describeSessionStoreContract } from '../../lib/testing/index.js';
 import { replay, storeAll } from './event-store-helpers.js';
 
-describeEventStoreContract('InMemoryEventStore', () => new InMemoryEventStore());
-describeSessionStoreContract('InMemorySessionStore', () => new InMemorySessionStore());
+/** The in-memory stores read `Date.now()`: their TTL checks let time pass on jest's fake clock. */
+const fakeClock = { elapse: async (ms: number) => void jest.advanceTimersByTime(ms) };
 
-test('InMemorySessionStore forgets a session ttlMs after its last write', async () => {
-  const store = new InMemorySessionStore({ ttlMs: 40 });
-  await store.store('s', {
-    protocolVersion: '2025-11-25',
-    clientCapabilities: {},
-    subscriptions: [],
-    initializeParams: {},
-    createdAt: 0,
+describe('on a fake clock', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  describeEventStoreContract('InMemoryEventStore', () => new InMemoryEventStore(), {
+    ttl: { ttlMs: 60_000, create: (ttlMs) => new InMemoryEventStore({ ttlMs }), ...fakeClock },
   });
-  expect(await store.load('s')).toBeDefined();
-  await new Promise((resolve) => setTimeout(resolve, 60));
-  expect(await store.load('s')).toBeUndefined();
+  describeSessionStoreContract('InMemorySessionStore', () => new InMemorySessionStore(), {
+    ttl: { ttlMs: 60_000, create: (ttlMs) => new InMemorySessionStore({ ttlMs }), ...fakeClock },
+  });
 });
 
 describe('InMemoryEventStore ids across eviction', () => {
