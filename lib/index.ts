@@ -17,6 +17,18 @@ export type {
 export type { PromptConfig, PromptHandler, RegisteredPrompt, PromptArgsShape } from './server/prompt-registry.js';
 export type { OutgoingRequestOptions } from './server/request-channel.js';
 export { UriTemplate } from './server/uri-template.js';
+export type { ResourceProvider } from './server/mcp-server.js';
+export {
+  SkillsExtension,
+  SkillsLoadError,
+  type SkillsExtensionOptions,
+  type DynamicSkillConfig,
+  type SkillFileContent,
+  type RegisteredSkill,
+} from './skills/skills-extension.js';
+export type { SkillEntry, SkillResourceEntry } from './skills/skill-catalog.js';
+export type { SkillFrontmatter } from './skills/front-matter.js';
+export { SKILLS_EXTENSION_ID } from './skills/skill-constants.js';
 
 export { McpError } from './protocol/mcp-error.js';
 export { ErrorCode } from './protocol/error-codes.js';

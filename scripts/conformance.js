@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite against the "everything" example (dist/examples/everything/main.js).
 //
-//   npm run conformance                          # every era in DEFAULT_ERAS
+//   npm run conformance                          # every era in DEFAULT_ERAS, then every scenario in EXTRA_SCENARIOS
 //   npm run conformance -- 2025-11-25            # chosen eras (or CONFORMANCE_ERAS=2025-11-25,...)
+//   npm run conformance -- sep-2640-skills-manifest   # chosen extra scenarios (names that are not dates)
 //   npm run conformance -- 2025-11-25 -- --verbose   # anything after a second `--` goes to the suite
 //
 // Each era runs `conformance server --requirements <era>`: only the scenarios that revision scores decide the
-// exit code. Check details land in CONFORMANCE_OUT (default: a new temp directory), one folder per era.
+// exit code. Each extra scenario runs `conformance server --scenario <name>` and passes only when its checks.json
+// has no FAILURE and at least one SUCCESS (a run of skips proves nothing). Check details land in CONFORMANCE_OUT
+// (default: a new temp directory), one folder per era or scenario.
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -23,11 +26,16 @@ const SUITE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
 const SUITE_NODE = 'node@22';
 /** Spec revisions run when none is named. Add an era here once the example serves it. */
 const DEFAULT_ERAS = ['2025-11-25', '2026-07-28'];
+/**
+ * Scenarios outside the requirement sets (the suite's "pending" ones, such as extensions) that the example
+ * implements: each is run on its own and must pass.
+ */
+const EXTRA_SCENARIOS = ['sep-2640-skills-enumeration', 'sep-2640-skills-manifest', 'sep-2640-skills-directory'];
 /** How long the example may take to answer its first request. */
 const STARTUP_TIMEOUT_MS = 15_000;
 
 async function main() {
-  const { eras, suiteArgs } = parseArgs(process.argv.slice(2));
+  const { eras, scenarios, suiteArgs } = parseArgs(process.argv.slice(2));
   if (!fs.existsSync(serverEntry)) {
     console.log(`${path.relative(root, serverEntry)} is missing: running npm run build`);
     execFileSync(npmCommand('npm'), ['run', 'build'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
@@ -51,7 +59,16 @@ async function main() {
     for (const era of eras) {
       console.log(`\n=== conformance ${era} against ${url} ===\n`);
       const code = await runSuite(url, era, path.join(outDir, era), suiteArgs);
-      results.push({ era, code });
+      results.push({ label: era, code });
+    }
+    for (const scenario of scenarios) {
+      console.log(`\n=== conformance scenario ${scenario} against ${url} ===\n`);
+      const scenarioDir = path.join(outDir, scenario);
+      fs.rmSync(scenarioDir, { recursive: true, force: true }); // a reused CONFORMANCE_OUT must not mix in old runs
+      const code = await runSuite(url, ['--scenario', scenario], scenarioDir, suiteArgs);
+      const verdict = scenarioVerdict(scenarioDir);
+      if (verdict) console.log(`${scenario}: ${verdict}`);
+      results.push({ label: scenario, code: code === 0 && !verdict ? 0 : code || 1 });
     }
   } finally {
     stop();
@@ -59,22 +76,41 @@ async function main() {
   }
 
   console.log('');
-  for (const { era, code } of results) console.log(`${code === 0 ? 'PASS' : 'FAIL'} ${era} (exit code ${code})`);
-  console.log(`Check details: ${outDir}/<era>/server-<scenario>-<time>/checks.json; server output: ${path.join(outDir, 'server.log')}`);
+  for (const { label, code } of results) console.log(`${code === 0 ? 'PASS' : 'FAIL'} ${label} (exit code ${code})`);
+  console.log(`Check details: ${outDir}/<era or scenario>/server-<scenario>-<time>/checks.json; server output: ${path.join(outDir, 'server.log')}`);
   process.exitCode = results.every((result) => result.code === 0) ? 0 : 1;
 }
 
-/** Eras are positional arguments (or CONFORMANCE_ERAS, comma-separated); everything after `--` goes to the suite. */
+/**
+ * Eras (dates) and extra scenarios (other names) are positional arguments (or CONFORMANCE_ERAS, comma-separated);
+ * naming none runs every default era and extra scenario. Everything after `--` goes to the suite.
+ */
 function parseArgs(argv) {
   const split = argv.indexOf('--');
   const own = split < 0 ? argv : argv.slice(0, split);
   const suiteArgs = split < 0 ? [] : argv.slice(split + 1);
-  const named = own.length > 0 ? own : (process.env.CONFORMANCE_ERAS ?? '').split(',');
-  const eras = named.map((era) => era.trim()).filter(Boolean);
-  for (const era of eras) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(era)) throw new Error(`"${era}" is not a spec revision (YYYY-MM-DD), e.g. ${DEFAULT_ERAS.join(', ')}`);
+  const named = (own.length > 0 ? own : (process.env.CONFORMANCE_ERAS ?? '').split(',')).map((name) => name.trim()).filter(Boolean);
+  const isEra = (name) => /^\d{4}-\d{2}-\d{2}$/.test(name);
+  const eras = named.filter(isEra);
+  const scenarios = named.filter((name) => !isEra(name));
+  for (const scenario of scenarios) {
+    if (!EXTRA_SCENARIOS.includes(scenario)) {
+      throw new Error(`"${scenario}" is neither a spec revision (YYYY-MM-DD, e.g. ${DEFAULT_ERAS.join(', ')}) nor one of the extra scenarios: ${EXTRA_SCENARIOS.join(', ')}`);
+    }
   }
-  return { eras: eras.length > 0 ? eras : DEFAULT_ERAS, suiteArgs };
+  if (named.length === 0) return { eras: DEFAULT_ERAS, scenarios: EXTRA_SCENARIOS, suiteArgs };
+  return { eras, scenarios, suiteArgs };
+}
+
+/** Why a scenario run in `dir` did not pass (a failed check, or nothing but skips), or undefined when it did. */
+function scenarioVerdict(dir) {
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir).map((name) => path.join(dir, name, 'checks.json')).filter((file) => fs.existsSync(file)) : [];
+  if (files.length === 0) return 'no checks.json was written';
+  const checks = files.flatMap((file) => JSON.parse(fs.readFileSync(file, 'utf8')));
+  const failed = checks.filter((check) => check.status === 'FAILURE').map((check) => check.id);
+  if (failed.length > 0) return `${failed.length} check(s) failed: ${failed.join(', ')}`;
+  if (!checks.some((check) => check.status === 'SUCCESS')) return `no check passed (${checks.length} skipped or informational): is the extension declared?`;
+  return undefined;
 }
 
 function freePort() {
@@ -121,8 +157,10 @@ function answers(port) {
   });
 }
 
-function runSuite(url, era, outDir, suiteArgs) {
-  const args = ['-y', '-p', SUITE_NODE, '-p', SUITE, 'conformance', 'server', '--url', url, '--requirements', era, '-o', outDir, ...suiteArgs];
+/** `selection` is an era (run with `--requirements`) or the suite's own arguments, e.g. `['--scenario', name]`. */
+function runSuite(url, selection, outDir, suiteArgs) {
+  const select = Array.isArray(selection) ? selection : ['--requirements', selection];
+  const args = ['-y', '-p', SUITE_NODE, '-p', SUITE, 'conformance', 'server', '--url', url, ...select, '-o', outDir, ...suiteArgs];
   return new Promise((resolve, reject) => {
     const child = spawn(npmCommand('npx'), args, {
       cwd: os.tmpdir(), // outside the project, so npx never resolves the suite against our package.json

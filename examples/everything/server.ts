@@ -5,6 +5,7 @@ import { registerInputRequiredFixtures } from './input-required';
 import { registerJsonSchemaTool } from './json-schema-tool';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
+import { registerSkills } from './skills';
 import { registerTools } from './tools';
 
 /**
@@ -20,5 +21,6 @@ export function createEverythingServer(): McpServer {
   registerInputRequiredFixtures(server);
   registerResources(server);
   registerPrompts(server);
+  registerSkills(server);
   return server;
 }

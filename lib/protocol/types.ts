@@ -97,6 +97,8 @@ export interface ServerCapabilities {
   completions?: Record<string, never>;
   logging?: Record<string, never>;
   experimental?: Record<string, unknown>;
+  /** Extensions the server supports (SEP-2133), each with its settings object, e.g. `{ "io.modelcontextprotocol/skills": {} }`. */
+  extensions?: Record<string, unknown>;
   [key: string]: unknown;
 }
 

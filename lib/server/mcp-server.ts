@@ -148,10 +148,10 @@ export class McpServer {
 
   /**
    * Advertises an extension under `capabilities.extensions[id]` (in `server/discover` and `initialize`) with its
-   * settings object (`{}` for none). `undefined` withdraws it.
+   * settings object (`{}`, the default, for none). `null` withdraws it.
    */
-  declareExtension(id: string, settings: Record<string, unknown> | undefined = {}): void {
-    if (settings === undefined) this.extensions.delete(id);
+  declareExtension(id: string, settings: Record<string, unknown> | null = {}): void {
+    if (settings === null) this.extensions.delete(id);
     else this.extensions.set(id, settings);
     this.capabilitiesCache = undefined;
     this.servedCache = undefined;

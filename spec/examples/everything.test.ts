@@ -105,7 +105,15 @@ test('test_reconnection delivers its result after the client reconnects', async 
 
 test('resources: static text, static binary and the template', async () => {
   const { resources } = await client.listResources();
-  expect(resources.map((resource) => resource.uri)).toEqual(['test://static-text', 'test://static-binary', 'test://watched-resource']);
+  expect(resources.map((resource) => resource.uri)).toEqual([
+    'test://static-text',
+    'test://static-binary',
+    'test://watched-resource',
+    // The SKILL.md of each skill (examples/everything/skills.ts); spec/skills/skills-client.test.ts reads them.
+    'skill://acme/billing/refund-policy/SKILL.md',
+    'skill://generated/release-notes/SKILL.md',
+    'skill://pdf-processing/SKILL.md',
+  ]);
 
   const text = await client.readResource({ uri: 'test://static-text' });
   expect(text.contents).toEqual([{ uri: 'test://static-text', mimeType: 'text/plain', text: 'This is the content of the static text resource.' }]);
