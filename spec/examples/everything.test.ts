@@ -6,15 +6,32 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { createEverythingServer } from '../../examples/everything/server';
+import type { NextFunction, Request, Response } from 'express';
 import { serve, type Served } from '../helpers/serve.js';
 
 let served: Served;
 let client: Client;
 let transport: StreamableHTTPClientTransport;
 
+/** GET requests that carried `Last-Event-ID` (resumes), with what the server wrote on each. */
+const resumes: Array<{ lastEventId: string; body: string }> = [];
+function recordResumes(req: Request, res: Response, next: NextFunction): void {
+  const lastEventId = req.headers['last-event-id'];
+  if (req.method === 'GET' && typeof lastEventId === 'string') {
+    const resume = { lastEventId, body: '' };
+    resumes.push(resume);
+    const write = res.write;
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) resume.body += chunk.toString();
+      return (write as (...args: unknown[]) => boolean).call(res, chunk, ...rest);
+    }) as typeof res.write;
+  }
+  next();
+}
+
 beforeAll(async () => {
   // A short retry so that the client of test_reconnection comes back quickly.
-  served = await serve({ server: createEverythingServer(), sseRetry: 100, sseKeepAlive: 0 });
+  served = await serve({ server: createEverythingServer(), sseRetry: 100, sseKeepAlive: 0 }, (app) => app.use(recordResumes));
   client = new Client({ name: 'everything-test', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
     role: 'assistant',
@@ -99,8 +116,13 @@ test('test_sampling and test_elicitation ask the client and report its answer', 
 });
 
 test('test_reconnection delivers its result after the client reconnects', async () => {
+  const before = resumes.length;
   const result = await client.callTool({ name: 'test_reconnection', arguments: {} });
   expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining('Reconnection test completed') }]);
+  // The client came back with Last-Event-ID, and the result reached it on that resumed stream.
+  const during = resumes.slice(before);
+  expect(during.length).toBeGreaterThanOrEqual(1);
+  expect(during.find((resume) => resume.body.includes('Reconnection test completed'))).toEqual({ lastEventId: expect.any(String), body: expect.any(String) });
 });
 
 test('resources: static text, static binary and the template', async () => {

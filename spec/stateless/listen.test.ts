@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import { McpServer } from '../../lib/index.js';
 import { openLive, type LiveResponse } from '../helpers/http-helpers.js';
-import { callTool, META_SUBSCRIPTION_ID, modern, modernBody, modernHeaders, sleep, startModern, type ModernHarness } from '../helpers/modern.js';
+import { buildModernServer, callTool, META_SUBSCRIPTION_ID, modern, modernBody, modernHeaders, sleep, startModern, waitUntil, type ModernHarness } from '../helpers/modern.js';
+import { serve } from '../helpers/serve.js';
 
 type Filter = { toolsListChanged?: boolean; promptsListChanged?: boolean; resourcesListChanged?: boolean; resourceSubscriptions?: string[]; [key: string]: unknown };
 
@@ -220,11 +221,47 @@ describe('middleware.close()', () => {
   });
 
   test('a listener that already left is not written to on close', async () => {
-    const live = await listen('gone', { toolsListChanged: true });
-    await waitForCount(live, 1);
-    live.close();
-    await live.ended;
-    await sleep(20);
-    await expect(h.middleware.close()).resolves.toBeUndefined();
+    // Records, per listen request, what the middleware writes to its response, and what it writes after it closed.
+    const written = new Map<string, string[]>();
+    const afterClose = new Map<string, string[]>();
+    const closed = new Set<string>();
+    const spied = await serve({ server: buildModernServer(), sseKeepAlive: 0 }, (app) =>
+      app.use((req, res, next) => {
+        const id = String(req.headers['x-listener'] ?? '');
+        written.set(id, []);
+        afterClose.set(id, []);
+        res.on('close', () => closed.add(id));
+        const record = (chunk: unknown) => {
+          if (chunk === undefined || typeof chunk === 'function') return;
+          written.get(id)!.push(String(chunk));
+          if (closed.has(id)) afterClose.get(id)!.push(String(chunk));
+        };
+        const { write, end } = res;
+        res.write = ((chunk: unknown, ...rest: unknown[]) => (record(chunk), (write as Function).call(res, chunk, ...rest))) as typeof res.write;
+        res.end = ((chunk?: unknown, ...rest: unknown[]) => (record(chunk), (end as Function).call(res, chunk, ...rest))) as typeof res.end;
+        next();
+      }),
+    );
+    try {
+      const open = async (id: string) => {
+        const body = modernBody({ id, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true } } });
+        const live = await openLive(spied, { method: 'POST', headers: { ...modernHeaders('subscriptions/listen', undefined), 'X-Listener': id }, body });
+        await waitForCount(live, 1);
+        return live;
+      };
+      const [gone, stays] = [await open('gone'), await open('stays')];
+      gone.close();
+      await gone.ended;
+      await waitUntil(() => closed.has('gone'), 'the server to see the listener leave');
+      await spied.middleware.close();
+      await stays.ended;
+      // The listener still connected got its final result; the one that had left got nothing at all.
+      expect(stays.messages().at(-1)).toEqual({ jsonrpc: '2.0', id: 'stays', result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION_ID]: 'stays' } } });
+      expect(written.get('stays')!.join('')).toContain('"resultType":"complete"'); // the spy sees the middleware's writes
+      expect(written.get('gone')!.join('')).toContain('notifications/subscriptions/acknowledged');
+      expect(afterClose.get('gone')).toEqual([]);
+    } finally {
+      await spied.close();
+    }
   });
 });

@@ -253,15 +253,20 @@ test('a resume on the same instance while the request runs follows it live', asy
   }
 });
 
-test('an unknown Last-Event-ID replays nothing (and never another stream)', async () => {
+test('an unknown Last-Event-ID gets 200 with an empty SSE stream that ends at once (never another stream)', async () => {
   const eventStore = new InMemoryEventStore();
   const flags: Flags = { finished: 0, aborted: 0 };
   const a = await serve({ server: progressServer(flags), sseKeepAlive: 0, sessionManager: new NeverSessionManager({ eventStore }) });
   try {
-    await rawRequest(a.port, 'POST', modernCallHeaders('slow-progress'), MODERN_CALL('slow-progress', 9));
+    const stored = await rawRequest(a.port, 'POST', modernCallHeaders('slow-progress'), MODERN_CALL('slow-progress', 9));
+    expect(stored.final).toMatchObject({ id: 9, result: { resultType: 'complete' } });
     for (const lastEventId of ['not-an-id', 'unknown-stream#1']) {
+      // rawRequest resolves only once the response has ended.
       const replay = await rawRequest(a.port, 'GET', { Accept: 'text/event-stream', 'MCP-Protocol-Version': MODERN, 'Last-Event-ID': lastEventId });
-      expect(replay.status).toBeLessThan(500);
+      expect(replay.status).toBe(200);
+      expect(replay.contentType).toMatch(/^text\/event-stream/);
+      expect(replay.headers['mcp-session-id']).toBeUndefined();
+      expect(replay.text).toBe('');
       expect(replay.messages).toEqual([]);
     }
   } finally {
