@@ -25,78 +25,86 @@ function buildServer(): McpServer {
   return server;
 }
 
-/** How one era sends a request and reads back its body and its JSON-RPC response. */
-interface Era {
-  label: string;
-  start(middlewareLog: ErrorLog, managerLog: ErrorLog): Promise<Harness>;
-  /** Which of the two logs the era's failures go to. */
-  logOf(middlewareLog: ErrorLog, managerLog: ErrorLog): ErrorLog;
-  send(h: Harness, method: string): Promise<{ text: string; response: any }>;
+/** A server in one era: how to send it a request, and the onError log its handler failures go to. */
+interface Served {
+  h: Harness;
+  log: ErrorLog;
+  /** Every onError log of the setup (none may hear of an McpError). */
+  logs: ErrorLog[];
+  send(method: string): Promise<{ text: string; response: any }>;
 }
 
-const sessions = new Map<Harness, string>();
-
-const ERAS: Era[] = [
+const ERAS: Array<{ label: string; start(): Promise<Served> }> = [
   {
     label: '2025-11-25 session (LocalSessionManager onError)',
-    start: (middlewareLog, managerLog) =>
-      startHarness({ server: buildServer(), onError: middlewareLog.onError, sessionManager: new LocalSessionManager({ onError: managerLog.onError }) }),
-    logOf: (_middlewareLog, managerLog) => managerLog,
-    async send(h, method) {
-      let sessionId = sessions.get(h);
-      if (sessionId === undefined) sessions.set(h, (sessionId = await openSession(h, '2025-11-25')));
-      const res = await postMessage(h, '2025-11-25', sessionId, { jsonrpc: '2.0', id: 1, method });
-      return { text: res.text, response: sseMessages(res.text).find(isResponseTo(1)) };
+    async start() {
+      const [middlewareLog, managerLog] = [new ErrorLog(), new ErrorLog()];
+      const h = await startHarness({ server: buildServer(), onError: middlewareLog.onError, sessionManager: new LocalSessionManager({ onError: managerLog.onError }) });
+      const sessionId = await openSession(h, '2025-11-25');
+      return {
+        h,
+        log: managerLog,
+        logs: [middlewareLog, managerLog],
+        async send(method) {
+          const res = await postMessage(h, '2025-11-25', sessionId, { jsonrpc: '2.0', id: 1, method });
+          return { text: res.text, response: sseMessages(res.text).find(isResponseTo(1)) };
+        },
+      };
     },
   },
   {
     label: '2026-07-28 request (mcpMiddleware onError)',
-    start: (middlewareLog) => startHarness({ server: buildServer(), onError: middlewareLog.onError }),
-    logOf: (middlewareLog) => middlewareLog,
-    async send(h, method) {
-      const reply = await modern(h.port, { id: 1, method });
-      return { text: reply.text, response: reply.final };
+    async start() {
+      const log = new ErrorLog();
+      const h = await startHarness({ server: buildServer(), onError: log.onError });
+      return {
+        h,
+        log,
+        logs: [log],
+        async send(method) {
+          const reply = await modern(h.port, { id: 1, method });
+          return { text: reply.text, response: reply.final };
+        },
+      };
     },
   },
   {
     label: '2025-11-25 request without sessions (legacySessions: false, mcpMiddleware onError)',
-    start: (middlewareLog) => startHarness({ server: buildServer(), onError: middlewareLog.onError, legacySessions: false, enableJsonResponse: true }),
-    logOf: (middlewareLog) => middlewareLog,
-    async send(h, method) {
-      const reply = await rawRequest(h.port, 'POST', clientHeaders('2025-11-25'), JSON.stringify({ jsonrpc: '2.0', id: 1, method }));
-      return { text: reply.text, response: reply.final };
+    async start() {
+      const log = new ErrorLog();
+      const h = await startHarness({ server: buildServer(), onError: log.onError, legacySessions: false, enableJsonResponse: true });
+      return {
+        h,
+        log,
+        logs: [log],
+        async send(method) {
+          const reply = await rawRequest(h.port, 'POST', clientHeaders('2025-11-25'), JSON.stringify({ jsonrpc: '2.0', id: 1, method }));
+          return { text: reply.text, response: reply.final };
+        },
+      };
     },
   },
 ];
 
 describe.each(ERAS)('$label', (era) => {
-  let h: Harness;
-  let middlewareLog: ErrorLog;
-  let managerLog: ErrorLog;
+  let served: Served;
   beforeEach(async () => {
-    middlewareLog = new ErrorLog();
-    managerLog = new ErrorLog();
-    h = await era.start(middlewareLog, managerLog);
+    served = await era.start();
   });
-  afterEach(async () => {
-    sessions.delete(h);
-    await h.close();
-  });
+  afterEach(() => served.h.close());
 
   test.each(['custom/explode', 'custom/explode-later'])('%s throwing an Error: generic -32603 naming the method; the Error goes to onError', async (method) => {
-    const { text, response } = await era.send(h, method);
+    const { text, response } = await served.send(method);
     expect(text).not.toContain(SECRET);
     expect(response).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: expect.stringContaining(method) } });
-    const log = era.logOf(middlewareLog, managerLog);
-    expect(log.errors).toHaveLength(1);
-    expect(log.errors[0]).toBeInstanceOf(Error);
-    expect((log.errors[0] as Error).message).toBe(SECRET);
+    expect(served.log.errors).toHaveLength(1);
+    expect(served.log.errors[0]).toBeInstanceOf(Error);
+    expect((served.log.errors[0] as Error).message).toBe(SECRET);
   });
 
   test('an McpError keeps its code, message and data and is not reported to onError', async () => {
-    const { response } = await era.send(h, 'custom/refuse');
+    const { response } = await served.send('custom/refuse');
     expect(response).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32050, message: 'Quota exceeded for this key', data: { retryAfterSeconds: 30 } } });
-    expect(middlewareLog.errors).toEqual([]);
-    expect(managerLog.errors).toEqual([]);
+    for (const log of served.logs) expect(log.errors).toEqual([]);
   });
 });

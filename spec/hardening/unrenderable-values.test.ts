@@ -73,13 +73,11 @@ describe('2026-07-28 requests', () => {
 });
 
 describe('session-era initialize with params.protocolVersion {"toString":1}', () => {
-  const send = (id: string) =>
-    rawRequest(
-      h.port,
-      'POST',
-      { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH, 'MCP-Protocol-Version': '2025-11-25' },
-      JSON.stringify({ ...initializeRequest('2025-11-25', id), params: { ...initializeRequest('2025-11-25', id).params, protocolVersion: UNRENDERABLE } }),
-    );
+  const send = (id: string) => {
+    const request = initializeRequest('2025-11-25', id);
+    const body = { ...request, params: { ...request.params, protocolVersion: UNRENDERABLE } };
+    return rawRequest(h.port, 'POST', { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH, 'MCP-Protocol-Version': '2025-11-25' }, JSON.stringify(body));
+  };
 
   test('with sessions: 400 with the id', async () => {
     h = await startModern();
