@@ -35,3 +35,18 @@ export async function serve(options: McpMiddlewareOptions, before?: (app: expres
     },
   };
 }
+
+/**
+ * Returns `track`: every server (or client) passed to it is closed in an `afterEach` of the calling scope, so a
+ * failing test never leaves one open. Call it at the top of a test file or `describe`.
+ */
+export function closeAfterEach(): <T extends { close(): Promise<void> }>(closable: T) => T {
+  const open: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((closable) => closable.close()));
+  });
+  return (closable) => {
+    open.push(closable);
+    return closable;
+  };
+}

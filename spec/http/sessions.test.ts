@@ -1,6 +1,8 @@
 import { LocalSessionManager } from '../../lib/index.js';
+import { advanceClock, useFakeClock } from '../helpers/fake-clock.js';
 import {
   ACCEPT_BOTH,
+  deferred,
   type Harness,
   initializeRequest,
   openGet,
@@ -9,7 +11,6 @@ import {
   ping,
   postMessage,
   SESSION_ERA,
-  sleep,
   sseMessages,
   startHarness,
   toolCall,
@@ -127,16 +128,32 @@ describe('initialize', () => {
   });
 });
 
-describe('session idle expiry (sessionIdleTimeout: 100)', () => {
+describe('session idle expiry (sessionIdleTimeout: 100, on a fake clock)', () => {
   let h: Harness;
   beforeEach(async () => {
+    useFakeClock(); // before the manager exists: its idle sweep runs on the fake setInterval
     h = await startHarness({ sessionManager: new LocalSessionManager({ sessionIdleTimeout: 100 }) });
   });
-  afterEach(() => h.close());
+  afterEach(async () => {
+    await h.close();
+    jest.useRealTimers();
+  });
+
+  /** Registers a tool that runs until the test releases it; `started` resolves when a call reaches it. */
+  function heldTool() {
+    const started = deferred();
+    const release = deferred();
+    h.server.tool('held', { description: 'Answers once released' }, async () => {
+      started.resolve();
+      await release.promise;
+      return { content: [{ type: 'text', text: 'released' }] };
+    });
+    return { started: started.promise, release: () => release.resolve() };
+  }
 
   test.each(SESSION_ERA)('a %s session left idle answers 404 on POST, GET and DELETE', async (version) => {
     const sessionId = await openSession(h, version);
-    await sleep(250);
+    await advanceClock(250);
     const post = await postMessage(h, version, sessionId, ping(1));
     expect(post.status).toBe(404);
     expect(post.body).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: expect.stringContaining('Session not found') } });
@@ -146,12 +163,20 @@ describe('session idle expiry (sessionIdleTimeout: 100)', () => {
     expect(del.status).toBe(404);
   });
 
+  test('a session idle for just under the timeout is kept, and expires once it passes', async () => {
+    const sessionId = await openSession(h, '2025-11-25');
+    await advanceClock(90);
+    expect((await postMessage(h, '2025-11-25', sessionId, ping(1))).status).toBe(200);
+    await advanceClock(90); // 180 ms since the session was created, 90 since its last request
+    expect((await postMessage(h, '2025-11-25', sessionId, ping(2))).status).toBe(200);
+    await advanceClock(125);
+    expect((await postMessage(h, '2025-11-25', sessionId, ping(3))).status).toBe(404);
+  });
+
   test('a session in regular use stays alive well past the idle timeout', async () => {
     const sessionId = await openSession(h, '2025-11-25');
-    const started = Date.now();
-    for (let i = 0; Date.now() - started < 400; i++) {
-      await sleep(30);
-      // Plain node:http, not supertest: its first SSE response can take ~50 ms client-side, enough to miss the window.
+    for (let i = 0; i < 14; i++) {
+      await advanceClock(30); // 420 ms in all, never 100 ms without a request
       const live = await openPost(h, '2025-11-25', sessionId, ping(i));
       await live.ended;
       expect(live.status).toBe(200);
@@ -164,7 +189,7 @@ describe('session idle expiry (sessionIdleTimeout: 100)', () => {
     const get = await openGet(h, '2025-06-18', sessionId);
     expect(get.status).toBe(200);
     for (let i = 0; i < 8; i++) {
-      await sleep(50);
+      await advanceClock(50);
       h.server.tool(`t${i}`, { description: 'churn' }, () => ({ content: [] })).remove();
     }
     await get.waitFor((text) => text.split('list_changed').length - 1 === 16);
@@ -178,24 +203,36 @@ describe('session idle expiry (sessionIdleTimeout: 100)', () => {
   test('when an idle session expires its open GET stream ends and the id answers 404', async () => {
     const sessionId = await openSession(h, '2025-11-25');
     const get = await openGet(h, '2025-11-25', sessionId);
+    expect(get.isEnded).toBe(false);
+    await advanceClock(250);
     await get.ended;
     expect((await postMessage(h, '2025-11-25', sessionId, ping(1))).status).toBe(404);
   });
 
   test('a session is not expired while a request is in flight', async () => {
+    const held = heldTool();
     const sessionId = await openSession(h, '2025-11-25');
-    const res = await postMessage(h, '2025-11-25', sessionId, toolCall(1, 'wait', { ms: 300 }));
+    const call = postMessage(h, '2025-11-25', sessionId, toolCall(1, 'held')).then((res) => res); // sent now
+    await held.started;
+    await advanceClock(300); // three idle timeouts with the call still running
+    expect((await postMessage(h, '2025-11-25', sessionId, ping(2))).status).toBe(200);
+    held.release();
+    const res = await call;
     expect(res.status).toBe(200);
-    expect(sseMessages(res.text)).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'waited 300' }] } }]);
+    expect(sseMessages(res.text)).toEqual([{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'released' }] } }]);
   });
 
   // A request's end counts as activity: after a request longer than sessionIdleTimeout the session must not be
   // dropped by the next sweep (every 25 ms here), since the client heard from it a moment ago.
   test('a session is not idle right after a long request finishes', async () => {
+    const held = heldTool();
     const sessionId = await openSession(h, '2025-11-25');
-    const res = await postMessage(h, '2025-11-25', sessionId, toolCall(1, 'wait', { ms: 300 }));
-    expect(res.status).toBe(200);
-    await sleep(40); // well under the 100 ms idle timeout
+    const call = postMessage(h, '2025-11-25', sessionId, toolCall(1, 'held')).then((res) => res); // sent now
+    await held.started;
+    await advanceClock(300);
+    held.release();
+    expect((await call).status).toBe(200);
+    await advanceClock(40); // well under the 100 ms idle timeout
     const pong = await postMessage(h, '2025-11-25', sessionId, ping(2));
     expect(pong.status).toBe(200);
   });

@@ -1,7 +1,7 @@
 /**
- * 2026-07-28 requests after the review fixes: `requestState` bound to the caller and the arguments (item 10), and
+ * 2026-07-28 requests bound to their principal: `requestState` bound to the caller and the arguments, and
  * persisted stateless streams resumable only by the principal that made the request, never naming a session's
- * stream (item 11). An app-level middleware sets `req.auth` from the `X-Test-User` header.
+ * stream. An app-level middleware sets `req.auth` from the `X-Test-User` header.
  */
 import type express from 'express';
 import { z } from 'zod';
@@ -9,7 +9,7 @@ import { InMemoryEventStore, LocalSessionManager, McpServer, NeverSessionManager
 import { callTool, envelope, MODERN, rawRequest, resultOf, textOf, type Reply } from '../helpers/modern.js';
 import { RawClient, toolCall } from '../helpers/raw-client.js';
 import { serve, type Served } from '../helpers/serve.js';
-import { eventIds, parseSse, postWithin, sleep } from './review-helpers.js';
+import { eventIds, parseSse, postWithin, sleep } from './fixtures.js';
 
 /** `req.auth` from `X-Test-User` (no header: anonymous). */
 function auth(app: express.Express): void {
@@ -38,7 +38,7 @@ class UserClient extends RawClient {
 
 const as = (user: string | undefined): Record<string, string | undefined> => ({ 'X-Test-User': user });
 
-describe('item 10: requestState is bound to the caller and the arguments', () => {
+describe('requestState is bound to the caller and the arguments', () => {
   let served: Served;
   beforeAll(async () => {
     const server = new McpServer({ name: 'pay', version: '1.0.0' });
@@ -100,7 +100,7 @@ describe('item 10: requestState is bound to the caller and the arguments', () =>
   });
 });
 
-describe('item 11: persisted stateless streams are resumable only by their principal', () => {
+describe('persisted stateless streams are resumable only by their principal', () => {
   let eventStore: InMemoryEventStore;
   let never: Served;
   let local: Served;

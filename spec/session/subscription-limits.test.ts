@@ -1,12 +1,12 @@
-/** Item 2: limits of resources/subscribe in a session (URI length, distinct subscriptions per session). */
+/** Limits of resources/subscribe in a session: URI length, distinct subscriptions per session. */
 import { LocalSessionManager } from '../../lib/index.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { serve, type Served } from '../helpers/serve.js';
-import { postWithin, reviewServer, sseMessages } from './review-helpers.js';
+import { postWithin, fixtureServer, sseMessages } from './fixtures.js';
 
 let served: Served;
 beforeAll(async () => {
-  served = await serve({ server: reviewServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager() });
+  served = await serve({ server: fixtureServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager() });
 });
 afterAll(() => served.close());
 

@@ -1,7 +1,7 @@
 /**
- * Stream ids and resumes after the review fixes: per-copy incarnations in local event ids and outgoing request
- * ids (item 3), a resume replaying from a slow EventStore when the session is deleted (item 4), results that
- * cannot be serialised (item 6), and resumes of a live standalone stream (item 7).
+ * Resumes across copies of a session: every copy (instance) mints local event ids and server→client request ids
+ * with its own incarnation, so an id of one copy never replays another copy's stream of the same index; and a
+ * resume replaying from a slow EventStore ends once the session is DELETEd.
  */
 import { z } from 'zod';
 import { InMemoryEventStore, InMemorySessionStore, LocalSessionManager, type EventStore } from '../../lib/index.js';
@@ -15,13 +15,13 @@ import {
   parseSse,
   postWithin,
   resumeWithin,
-  reviewServer,
+  fixtureServer,
   sameSessionOn,
   sleep,
   SlowReplayStore,
   sseMessages,
   type ToolLog,
-} from './review-helpers.js';
+} from './fixtures.js';
 
 /** Waits for the first `elicitation/create` on a live POST and returns its id. */
 async function elicitationId(post: LiveResponse): Promise<unknown> {
@@ -29,11 +29,11 @@ async function elicitationId(post: LiveResponse): Promise<unknown> {
   return request.id;
 }
 
-describe('item 3: incarnations in local event ids and outgoing request ids', () => {
+describe('per-copy incarnations in local event ids and outgoing request ids', () => {
   test('an event id minted on instance A, resumed on instance B after a restore, yields an empty closed stream, never B\'s events of the same stream index', async () => {
     const sessionStore = new InMemorySessionStore();
-    const a = await serve({ server: reviewServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ sessionStore }) });
-    const b = await serve({ server: reviewServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ sessionStore }) });
+    const a = await serve({ server: fixtureServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ sessionStore }) });
+    const b = await serve({ server: fixtureServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ sessionStore }) });
     try {
       const client = new RawClient(a.url);
       const initBody = await client.initialize();
@@ -92,8 +92,8 @@ describe('item 3: incarnations in local event ids and outgoing request ids', () 
   test('server→client request ids are strings `<incarnation>-<n>`, with the incarnation of the copy that sends them', async () => {
     const sessionStore = new InMemorySessionStore();
     const log: ToolLog = { asked: [], blocked: [] };
-    const a = await serve({ server: reviewServer(log), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ sessionStore }) });
-    const b = await serve({ server: reviewServer(log), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ sessionStore }) });
+    const a = await serve({ server: fixtureServer(log), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ sessionStore }) });
+    const b = await serve({ server: fixtureServer(log), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ sessionStore }) });
     try {
       const client = new RawClient(a.url);
       const incarnationA = parseLocalId(eventIds(await client.initialize({ elicitation: {} }))[0]).incarnation;
@@ -120,11 +120,11 @@ describe('item 3: incarnations in local event ids and outgoing request ids', () 
   });
 });
 
-describe('item 4: a resume replaying from a slow EventStore when the session is deleted', () => {
+describe('a resume replaying from a slow EventStore when the session is deleted', () => {
   async function setUp() {
     const eventStore = new SlowReplayStore(200);
     const log: ToolLog = { asked: [], blocked: [] };
-    const served = await serve({ server: reviewServer(log), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore }) });
+    const served = await serve({ server: fixtureServer(log), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore }) });
     const client = new RawClient(served.url);
     await client.initialize();
     return { eventStore, log, served, client };
@@ -183,84 +183,6 @@ describe('item 4: a resume replaying from a slow EventStore when the session is 
       await sleep(50);
       await resumeThenDelete(served, client, eventStore, primingId);
       expect(log.blocked[0].signal.aborted).toBe(true);
-    } finally {
-      await served.close();
-    }
-  });
-});
-
-describe('item 6: a result that cannot be serialised', () => {
-  test.each([
-    ['no EventStore', () => undefined],
-    ['an InMemoryEventStore', () => new InMemoryEventStore()],
-  ] as Array<[string, () => EventStore | undefined]>)('with %s: -32603 with the request id ends the POST, onError gets the error, a resume replays the same error', async (_label, makeStore) => {
-    const errors: unknown[] = [];
-    const served = await serve({ server: reviewServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore: makeStore(), onError: (error) => errors.push(error) }) });
-    try {
-      const client = new RawClient(served.url);
-      await client.initialize();
-      const reply = await postWithin(client, toolCall(7, 'bigint'));
-      expect(reply.status).toBe(200);
-      const messages = sseMessages(reply.body);
-      expect(messages).toEqual([{ jsonrpc: '2.0', id: 7, error: { code: -32603, message: expect.stringContaining('serialis') } }]);
-      expect(errors).toHaveLength(1);
-      expect(errors[0]).toBeInstanceOf(TypeError);
-      expect((errors[0] as Error).message).toMatch(/BigInt/);
-
-      // The same session goes on working.
-      const next = await postWithin(client, toolCall(8, 'echo', { text: 'fine' }));
-      expect(sseMessages(next.body)).toEqual([{ jsonrpc: '2.0', id: 8, result: { content: [{ type: 'text', text: 'fine' }] } }]);
-
-      const primingId = parseSse(reply.body)[0].id!;
-      expect(primingId).toEqual(expect.any(String));
-      const replay = await resumeWithin(client, primingId);
-      expect(replay.status).toBe(200);
-      expect(sseMessages(replay.body)).toEqual(messages);
-    } finally {
-      await served.close();
-    }
-  });
-});
-
-describe('item 7: a resume of the standalone stream while another GET holds it', () => {
-  test.each([
-    ['no EventStore', () => undefined],
-    ['an InMemoryEventStore', () => new InMemoryEventStore()],
-  ] as Array<[string, () => EventStore | undefined]>)('with %s: the resuming GET is a keep-alive-only shadow; the live GET keeps the notifications', async (_label, makeStore) => {
-    const server = reviewServer();
-    const served = await serve({ server, sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore: makeStore() }) });
-    try {
-      const client = new RawClient(served.url);
-      await client.initialize();
-      const getHeaders = { Accept: 'text/event-stream', 'Mcp-Session-Id': client.sessionId!, 'MCP-Protocol-Version': client.protocolVersion };
-      const live = await openLive(served, { method: 'GET', headers: getHeaders });
-      expect(live.status).toBe(200);
-      await live.waitFor(() => live.frames().some((frame) => frame.id !== undefined));
-      const primingId = live.frames()[0].id!;
-
-      const resuming = await openLive(served, { method: 'GET', headers: { ...getHeaders, 'Last-Event-ID': primingId } });
-      expect(resuming.status).toBe(200);
-      await sleep(100);
-      expect(live.isEnded).toBe(false);
-      expect(resuming.isEnded).toBe(false);
-
-      server.tool('added_later', { description: 'Registered at runtime', inputSchema: { x: z.string().optional() } }, () => ({ content: [] }));
-      expect(await live.waitForMessage((message) => 'method' in message && message.method === 'notifications/tools/list_changed')).toEqual({
-        jsonrpc: '2.0',
-        method: 'notifications/tools/list_changed',
-      });
-      await sleep(100);
-      expect(resuming.messages()).toEqual([]);
-      expect(resuming.isEnded).toBe(false);
-      expect(live.isEnded).toBe(false);
-
-      // A second change still reaches the live GET: the resume never took the stream over.
-      server.notifyToolsListChanged();
-      await live.waitFor(() => live.messages().length === 2);
-      await sleep(50);
-      expect(resuming.messages()).toEqual([]);
-      live.close();
-      resuming.close();
     } finally {
       await served.close();
     }

@@ -1,13 +1,13 @@
 /**
- * Server-side fixes: a low-level handler returning a non-native thenable is awaited (item 9), and an exception in
- * a server event listener goes to `McpServerOptions.onError` without stopping the other listeners (item 12).
+ * Server-side fixes: a low-level handler returning a non-native thenable is awaited, and an exception in
+ * a server event listener goes to `McpServerOptions.onError` without stopping the other listeners.
  */
 import { LocalSessionManager, McpServer } from '../../lib/index.js';
 import { openLive } from '../helpers/http-helpers.js';
 import { modern } from '../helpers/modern.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { serve } from '../helpers/serve.js';
-import { postWithin, sseMessages } from './review-helpers.js';
+import { postWithin, sseMessages } from './fixtures.js';
 
 function thenableServer(): McpServer {
   const server = new McpServer({ name: 'thenable', version: '1.0.0' });
@@ -25,7 +25,7 @@ function thenableServer(): McpServer {
   return server;
 }
 
-describe('item 9: a low-level handler returning a non-native thenable', () => {
+describe('a low-level handler returning a non-native thenable', () => {
   test('in a session, the thenable is awaited: the response is { ok: true }', async () => {
     const served = await serve({ server: thenableServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ onError: () => undefined }) });
     try {
@@ -55,7 +55,7 @@ describe('item 9: a low-level handler returning a non-native thenable', () => {
   });
 });
 
-describe('item 12: a throwing server event listener', () => {
+describe('a throwing server event listener', () => {
   test('its exception goes to McpServerOptions.onError and the other listeners still run', () => {
     const errors: unknown[] = [];
     const server = new McpServer({ name: 'listeners', version: '1.0.0' }, { onError: (error) => errors.push(error) });

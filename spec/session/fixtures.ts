@@ -1,4 +1,4 @@
-/** Fixtures shared by the review-fix specs of spec/session (not a test file itself). */
+/** Fixtures shared by the specs of spec/session (not a test file itself). */
 import { z } from 'zod';
 import { InMemoryEventStore, McpServer, type EventStore, type SseEvent, type StoredEvent } from '../../lib/index.js';
 import type { RequestContext } from '../../lib/index.js';
@@ -16,9 +16,9 @@ export interface ToolLog {
   blocked: RequestContext[];
 }
 
-/** A server with the tools the session review specs need. */
-export function reviewServer(log: ToolLog = { asked: [], blocked: [] }, options: ConstructorParameters<typeof McpServer>[1] = {}): McpServer {
-  const server = new McpServer({ name: 'review-spec', version: '1.0.0' }, options);
+/** A server with the tools the session specs need: echo, wait, ask (elicits), block (runs until cancelled), bigint (an unserialisable result) and a static resource. */
+export function fixtureServer(log: ToolLog = { asked: [], blocked: [] }, options: ConstructorParameters<typeof McpServer>[1] = {}): McpServer {
+  const server = new McpServer({ name: 'session-spec', version: '1.0.0' }, options);
   server.tool('echo', { description: 'Echo text', inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }));
   server.tool('wait', { description: 'Answer after ms', inputSchema: { ms: z.number() } }, async ({ ms }) => {
     await sleep(ms);
