@@ -6,7 +6,9 @@ import { negotiateVersion, SUPPORTED_VERSIONS } from '../protocol/versions.js';
 import type { ClientView } from '../server/client-view.js';
 import { InputRequiredSignal } from '../server/input-required.js';
 import type { McpServer } from '../server/mcp-server.js';
-import { RequestContext } from '../server/request-context.js';
+import { missingCapabilityError, RequestContext } from '../server/request-context.js';
+import { CAPABILITY_FOR_CLIENT_REQUEST } from '../protocol/client-requests.js';
+import { ownValue } from '../protocol/safe-text.js';
 import { hashRequestParams, principalTag, type RequestStateCodec } from '../server/request-state.js';
 import { toErrorResponse } from './error-response.js';
 import type { RequestInfo } from './session-manager.js';
@@ -98,7 +100,7 @@ export class StatelessDispatcher {
       } catch (error) {
         if (error instanceof InputRequiredSignal && modern && INPUT_METHODS.has(request.method)) {
           try {
-            message = { jsonrpc: '2.0', id: request.id, result: this.inputRequired(request, info, error, answers) };
+            message = { jsonrpc: '2.0', id: request.id, result: this.inputRequired(request, client, info, error, answers) };
           } catch (sealError) {
             // Params or answers that cannot be hashed or sealed (nested too deeply): a clean error, never a crash.
             message = toErrorResponse(request, sealError, this.onError);
@@ -151,7 +153,12 @@ export class StatelessDispatcher {
     return decorated;
   }
 
-  private inputRequired(request: JsonRpcRequest, info: RequestInfo, signal: InputRequiredSignal, answers: Record<string, unknown>): Record<string, unknown> {
+  private inputRequired(request: JsonRpcRequest, client: ClientView, info: RequestInfo, signal: InputRequiredSignal, answers: Record<string, unknown>): Record<string, unknown> {
+    // The client can only answer requests it declared the capability for (as in a session): -32021, not a round.
+    for (const input of Object.values(signal.inputRequests)) {
+      const capability = ownValue(CAPABILITY_FOR_CLIENT_REQUEST, input.method);
+      if (capability !== undefined && client.clientCapabilities?.[capability] === undefined) throw missingCapabilityError(capability);
+    }
     const requestState = this.codec.seal({
       method: request.method,
       name: targetOf(request),

@@ -110,7 +110,7 @@ async function settled(read: () => number, quietMs = 300, timeoutMs = 10_000): P
 function progressOf(text: string): number[] {
   return messagesOf(parseSseFrames(text))
     .filter((message) => 'method' in message && message.method === 'notifications/progress')
-    .map((message) => (message as { params: { progress: number } }).params.progress);
+    .map((message) => (message as unknown as { params: { progress: number } }).params.progress);
 }
 
 test('a handler that awaits progress is slowed by a client that does not read, and nothing is lost when it reads again', async () => {

@@ -56,6 +56,6 @@ test('a filter within the limits is acknowledged and delivers updates of the URI
   h.server.notifyResourceUpdated('test://not-named');
   h.server.notifyResourceUpdated('test://static-text');
   await live.waitFor(() => live.messages().length >= 2);
-  const updates = live.messages().slice(1) as Array<{ method: string; params: { uri: string } }>;
+  const updates = live.messages().slice(1) as unknown as Array<{ method: string; params: { uri: string } }>;
   expect(updates.map((message) => [message.method, message.params.uri])).toEqual([['notifications/resources/updated', 'test://static-text']]);
 });
