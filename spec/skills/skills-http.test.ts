@@ -252,6 +252,32 @@ describe('changes on disk', () => {
     expect(entry.resources[2]).toEqual({ uri: 'skill://alpha/references/guide.md', digest: digestOf('# Guide (edited)\n'), size: 17 });
   });
 
+  test('changes are announced: resources/updated for a changed file, list_changed when skills come and go', async () => {
+    await start();
+    await skills.reload();
+    const events: Array<{ kind: string; uri?: string }> = [];
+    server.addEventListener((event) => events.push({ kind: event.kind, uri: event.resourceUri }));
+    tree.write('alpha/references/guide.md', '# Guide v2\n');
+    await skills.reload();
+    expect(events).toEqual([{ kind: 'resourceUpdated', uri: 'skill://alpha/references/guide.md' }]);
+    events.length = 0;
+    tree.write('zeta/SKILL.md', skillMarkdown('zeta'));
+    await skills.reload();
+    expect(events).toEqual([{ kind: 'resourcesListChanged', uri: undefined }]);
+    events.length = 0;
+    await skills.reload();
+    expect(events).toEqual([]);
+  });
+
+  test('a file deleted since loading is not found, and its skill entry no longer lists it', async () => {
+    await start();
+    await skills.reload();
+    fs.rmSync(path.join(tree.dir, 'alpha/references/guide.md'));
+    expect(await errorOf('resources/read', { uri: 'skill://alpha/references/guide.md' })).toMatchObject({ code: -32602, message: 'Skill resource not found: skill://alpha/references/guide.md' });
+    const entry = (await result('skills/get', { uri: 'skill://alpha/SKILL.md' })).skill;
+    expect(entry.resources.map((file: any) => file.uri)).toEqual(['skill://alpha/SKILL.md', 'skill://alpha/assets/icon.bin']);
+  });
+
   test('a skill that outgrows the limits is no longer served; reload() rejects naming it, the others stay', async () => {
     await start({ maxBytesPerSkill: 1000 });
     await skills.reload();
