@@ -4,7 +4,7 @@ import { parseMessage, type JsonRpcMessage, type JsonRpcRequest } from '../proto
 import { McpError } from '../protocol/mcp-error.js';
 import { describeValue } from '../protocol/safe-text.js';
 import { classifyEra } from '../protocol/era.js';
-import { isSessionEraVersion, SESSION_ERA_VERSIONS } from '../protocol/versions.js';
+import { BATCH_VERSION, DEFAULT_NEGOTIATED_VERSION, isSessionEraVersion, SESSION_ERA_VERSIONS } from '../protocol/versions.js';
 import { SessionsUnavailableError } from '../session/local-session-manager.js';
 import { SessionNotFoundError, type RequestInfo } from '../session/session-manager.js';
 import type { SseEvent, SseStream } from '../session/sse-event.js';
@@ -123,8 +123,8 @@ async function handleBatch(
   // The negotiated version wins over the header: a 2025-06-18 session must not get batches by claiming 2025-03-26.
   // Restore first (if this instance does not hold the session yet), so that the negotiated version is known.
   if (sessionId !== undefined && isValidSessionId(sessionId)) await o.sessionManager.hasSession(sessionId, info);
-  const version = (sessionId !== undefined ? o.sessionManager.protocolVersionOf(sessionId) : undefined) ?? versionHeader ?? '2025-03-26';
-  if (version !== '2025-03-26') {
+  const version = (sessionId !== undefined ? o.sessionManager.protocolVersionOf(sessionId) : undefined) ?? versionHeader ?? DEFAULT_NEGOTIATED_VERSION;
+  if (version !== BATCH_VERSION) {
     return sendError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: JSON-RPC batches are only accepted from clients that negotiated 2025-03-26 (this one uses ${version}); send one message per POST`);
   }
   if (batch.length === 0) return sendError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch');

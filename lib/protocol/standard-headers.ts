@@ -4,17 +4,8 @@
  * authoritative).
  */
 
-import { describeValue, ownValue } from './safe-text.js';
-
-/** The body field `Mcp-Name` mirrors, per method. */
-export const NAME_FIELD: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
+import { methodSpec } from './methods.js';
+import { describeValue } from './safe-text.js';
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/;
 const DECIMAL = /^-?\d+(\.\d+)?$/;
@@ -64,7 +55,7 @@ export function checkStandardHeaders(
   const methodHeader = header('mcp-method');
   if (methodHeader === undefined) return 'missing required Mcp-Method header';
   if (methodHeader.trim() !== method) return `Mcp-Method header (${methodHeader.trim()}) does not match the body's method (${method})`;
-  const nameField = ownValue(NAME_FIELD, method);
+  const nameField = methodSpec(method)?.nameParam;
   if (nameField !== undefined) {
     const raw = header('mcp-name');
     if (raw === undefined) return `missing required Mcp-Name header for ${method}`;

@@ -7,6 +7,9 @@ export const LATEST_SESSION_ERA_VERSION = '2025-11-25';
 /** The revision assumed when a session-era request carries no `MCP-Protocol-Version` header (spec: basic/transports). */
 export const DEFAULT_NEGOTIATED_VERSION = '2025-03-26';
 
+/** The only revision whose clients may send JSON-RPC batches (2025-06-18 removed them). */
+export const BATCH_VERSION = '2025-03-26';
+
 /** First revision whose clients understand SSE priming events (empty `data`, SEP-1699). */
 export const PRIMING_MIN_VERSION = '2025-11-25';
 

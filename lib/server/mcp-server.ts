@@ -1,6 +1,8 @@
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
+import { methodSpec } from '../protocol/methods.js';
+import { isStatelessEraVersion } from '../protocol/versions.js';
 import { LOGGING_LEVELS, type Implementation, type LoggingLevel, type ReadResourceResult, type ServerCapabilities } from '../protocol/types.js';
 import { PromptRegistry, type PromptArgsShape, type PromptConfig, type PromptHandler, type RegisteredPrompt } from './prompt-registry.js';
 import type { RequestContext } from './request-context.js';
@@ -210,7 +212,7 @@ export class McpServer {
   serves(method: string): boolean {
     const handler = this.handlers.get(method);
     if (!handler) return false;
-    const capability = METHOD_CAPABILITY[method];
+    const capability = methodSpec(method)?.capability;
     return capability === undefined || this.customHandlers.has(method) || this.capabilities()[capability] !== undefined;
   }
 
@@ -302,7 +304,7 @@ export class McpServer {
         if (typeof uri === 'string' && uri.length <= MAX_URI_LENGTH) {
           for (const [prefix, provider] of this.resourceProviders) if (uri.startsWith(prefix)) return provider.read(uri, ctx);
         }
-        return this.resourceRegistry.read(params, ctx, ctx.protocolVersion >= '2026-07-28' ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound);
+        return this.resourceRegistry.read(params, ctx, isStatelessEraVersion(ctx.protocolVersion) ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound);
       },
       'resources/subscribe': (params, ctx) => {
         ctx.client.subscribe(requireUri(params, 'resources/subscribe'));
@@ -353,20 +355,6 @@ export class McpServer {
   }
 }
 
-/** Methods answered only when their capability is advertised (so a server without prompts says -32601). */
-const METHOD_CAPABILITY: Record<string, keyof ServerCapabilities | undefined> = {
-  'tools/list': 'tools',
-  'tools/call': 'tools',
-  'resources/list': 'resources',
-  'resources/templates/list': 'resources',
-  'resources/read': 'resources',
-  'resources/subscribe': 'resources',
-  'resources/unsubscribe': 'resources',
-  'prompts/list': 'prompts',
-  'prompts/get': 'prompts',
-  'completion/complete': 'completions',
-  'logging/setLevel': 'logging',
-};
 
 /** A plain object of string values (completion context arguments); anything else is dropped. */
 function isStringRecord(value: unknown): value is Record<string, string> {

@@ -1,6 +1,6 @@
 import { ErrorCode } from '../protocol/error-codes.js';
 import { McpError } from '../protocol/mcp-error.js';
-import { ownValue } from '../protocol/safe-text.js';
+import { describeValue, ownValue } from '../protocol/safe-text.js';
 import type { Annotations, ReadResourceResult } from '../protocol/types.js';
 import type { RequestContext } from './request-context.js';
 import { UriTemplate } from './uri-template.js';
@@ -124,7 +124,7 @@ export class ResourceRegistry {
     if (exact) return exact.read(new URL(uri), ctx);
     for (const entry of this.templates.values()) {
       const variables = entry.template.match(uri);
-      if (variables) return entry.read(new URL(uri), variables, ctx);
+      if (variables) return entry.read(parseUri(uri), variables, ctx);
     }
     throw new McpError(notFoundCode, `Resource not found: ${uri}`, { uri });
   }
@@ -157,5 +157,14 @@ export class ResourceRegistry {
   hasCompletions(): boolean {
     for (const entry of this.templates.values()) if (entry.config.complete) return true;
     return false;
+  }
+}
+
+/** `uri` as a URL; one a template matched but that is no valid URL (`test://a b/c`) is the client's error: -32602. */
+function parseUri(uri: string): URL {
+  try {
+    return new URL(uri);
+  } catch {
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: resources/read params.uri is not a valid URI: ${describeValue(uri)}`, { uri });
   }
 }

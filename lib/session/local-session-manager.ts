@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { CAPABILITY_FOR_CLIENT_REQUEST } from '../protocol/client-requests.js';
+import { clientCapabilityFor } from '../protocol/methods.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
@@ -394,7 +394,7 @@ export class LocalSessionManager implements SessionManager {
       if (round > MAX_INPUT_ROUNDS) throw new McpError(ErrorCode.InternalError, `${request.method} asked for input more than ${MAX_INPUT_ROUNDS} times`);
       const entries = Object.entries(signal.inputRequests);
       for (const [, input] of entries) {
-        const capability = CAPABILITY_FOR_CLIENT_REQUEST[input.method];
+        const capability = clientCapabilityFor(input.method);
         if (capability && session.clientCapabilities[capability] === undefined) throw missingCapabilityError(capability);
       }
       const answers = await Promise.all(entries.map(([, input]) => session.sendToClient(input.method, input.params, stream, { signal: ctx.signal })));

@@ -1,6 +1,6 @@
-import { CAPABILITY_FOR_CLIENT_REQUEST, isClientResultFor } from '../protocol/client-requests.js';
+import { isClientResultFor } from '../protocol/client-requests.js';
+import { clientCapabilityFor } from '../protocol/methods.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
-import { ownValue } from '../protocol/safe-text.js';
 import { InputRequiredSignal, type InputRequest } from '../server/input-required.js';
 import type { OutgoingRequestOptions, RequestChannel } from '../server/request-channel.js';
 
@@ -28,7 +28,7 @@ export class StatelessChannel implements RequestChannel {
   }
 
   request(method: string, params: Record<string, unknown>, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
-    const prefix = ownValue(CAPABILITY_FOR_CLIENT_REQUEST, method) ?? method.replace(/[^A-Za-z0-9]+/g, '_');
+    const prefix = clientCapabilityFor(method) ?? method.replace(/[^A-Za-z0-9]+/g, '_');
     const key = options.key ?? `${prefix}-${(this.counters[prefix] = (this.counters[prefix] ?? 0) + 1)}`;
     const answer = Object.prototype.hasOwnProperty.call(this.answers, key) ? this.answers[key] : undefined;
     // A malformed answer counts as no answer: the client is asked again rather than the handler fed garbage.

@@ -7,38 +7,11 @@ import type { ClientView } from '../server/client-view.js';
 import { InputRequiredSignal } from '../server/input-required.js';
 import type { McpServer } from '../server/mcp-server.js';
 import { missingCapabilityError, RequestContext } from '../server/request-context.js';
-import { CAPABILITY_FOR_CLIENT_REQUEST } from '../protocol/client-requests.js';
-import { ownValue } from '../protocol/safe-text.js';
+import { clientCapabilityFor, isRemovedInStatelessEra, methodSpec } from '../protocol/methods.js';
 import { hashRequestParams, principalTag, type RequestStateCodec } from '../server/request-state.js';
 import { toErrorResponse } from './error-response.js';
 import type { RequestInfo } from './session-manager.js';
 import { StatelessChannel } from './stateless-channel.js';
-
-/** Methods 2026-07-28 removed: a modern request for one gets 404 / -32601. */
-const REMOVED_METHODS: ReadonlySet<string> = new Set([
-  'initialize',
-  'ping',
-  'logging/setLevel',
-  'resources/subscribe',
-  'resources/unsubscribe',
-]);
-
-/** Results that carry `ttlMs` and `cacheScope` in 2026-07-28 (SEP-2549). */
-const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'server/discover',
-  // The skills extension (SEP-2640): its results are cacheable like resources/read.
-  'skills/list',
-  'skills/get',
-  'resources/directory/read',
-]);
-
-/** Methods whose requests may end in `input_required` (their params carry `inputResponses`/`requestState`). */
-const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 export interface CacheSettings {
   ttlMs: number;
@@ -69,7 +42,7 @@ export class StatelessDispatcher {
     let answers: Record<string, unknown> = {};
     let state: unknown;
     let stateError: McpError | undefined;
-    if (modern && INPUT_METHODS.has(request.method)) {
+    if (modern && methodSpec(request.method)?.inputResponses) {
       let opened: ReturnType<StatelessDispatcher['openState']>;
       try {
         opened = this.openState(request, info);
@@ -98,7 +71,7 @@ export class StatelessDispatcher {
         const result = await this.invoke(request, ctx, modern);
         message = { jsonrpc: '2.0', id: request.id, result: modern ? this.decorate(request.method, result) : result };
       } catch (error) {
-        if (error instanceof InputRequiredSignal && modern && INPUT_METHODS.has(request.method)) {
+        if (error instanceof InputRequiredSignal && modern && methodSpec(request.method)?.inputResponses) {
           try {
             message = { jsonrpc: '2.0', id: request.id, result: this.inputRequired(request, client, info, error, answers) };
           } catch (sealError) {
@@ -123,7 +96,7 @@ export class StatelessDispatcher {
 
   private async invoke(request: JsonRpcRequest, ctx: RequestContext, modern: boolean): Promise<Record<string, unknown>> {
     if (modern) {
-      if (REMOVED_METHODS.has(request.method)) {
+      if (isRemovedInStatelessEra(request.method)) {
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method} was removed in 2026-07-28`);
       }
       if (request.method === 'server/discover') return this.discover();
@@ -146,7 +119,7 @@ export class StatelessDispatcher {
 
   private decorate(method: string, result: Record<string, unknown>): Record<string, unknown> {
     const decorated: Record<string, unknown> = { ...result, resultType: 'complete' };
-    if (CACHEABLE_METHODS.has(method)) {
+    if (methodSpec(method)?.cacheable) {
       decorated.ttlMs = this.cache.ttlMs;
       decorated.cacheScope = this.cache.cacheScope;
     }
@@ -156,7 +129,7 @@ export class StatelessDispatcher {
   private inputRequired(request: JsonRpcRequest, client: ClientView, info: RequestInfo, signal: InputRequiredSignal, answers: Record<string, unknown>): Record<string, unknown> {
     // The client can only answer requests it declared the capability for (as in a session): -32021, not a round.
     for (const input of Object.values(signal.inputRequests)) {
-      const capability = ownValue(CAPABILITY_FOR_CLIENT_REQUEST, input.method);
+      const capability = clientCapabilityFor(input.method);
       if (capability !== undefined && client.clientCapabilities?.[capability] === undefined) throw missingCapabilityError(capability);
     }
     const requestState = this.codec.seal({

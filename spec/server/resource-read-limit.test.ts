@@ -127,3 +127,22 @@ describe('through the middleware, 2026-07-28 (no session)', () => {
     expect(reply.final).toMatchObject({ id: 21, result: { resultType: 'complete', contents: [{ mimeType: 'text/plain' }] } });
   });
 });
+
+test('a URI a template matches but that is not a valid URL is -32602, not a handler failure', async () => {
+  const { McpServer: Server } = await import('../../lib/index.js');
+  const { serve: serveApp } = await import('../helpers/serve.js');
+  const server = new Server({ name: 'templates', version: '1.0.0' });
+  server.resourceTemplate('any', 'test://{+path}', {}, (uri) => ({ contents: [{ uri: uri.href, text: 'x' }] }));
+  const served = await serveApp({ server, sseKeepAlive: 0 });
+  try {
+    const reply = await fetch(served.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'resources/read', 'Mcp-Name': 'test://a b/c' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'test://a b/c', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    });
+    expect(reply.status).toBe(400);
+    expect(await reply.json()).toMatchObject({ id: 9, error: { code: -32602, message: expect.stringContaining('not a valid URI') } });
+  } finally {
+    await served.close();
+  }
+});
