@@ -47,3 +47,11 @@ export type { EventStore, StoredEvent } from './store/event-store.js';
 export type { SessionStore } from './store/session-store.js';
 export { InMemorySessionStore, type InMemorySessionStoreOptions } from './store/in-memory-session-store.js';
 export { InMemoryEventStore, type InMemoryEventStoreOptions } from './store/in-memory-event-store.js';
+
+export { requireBearerAuth, type BearerAuthOptions, type OAuthTokenVerifier } from './auth/bearer-auth.js';
+export { InvalidTokenError, InsufficientScopeError } from './auth/errors.js';
+export {
+  protectedResourceMetadataRouter,
+  getOAuthProtectedResourceMetadataUrl,
+  type ProtectedResourceMetadataOptions,
+} from './auth/resource-metadata.js';

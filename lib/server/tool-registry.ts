@@ -25,6 +25,11 @@ export interface ToolConfig<Input extends ZodObjectInput | undefined = undefined
   _meta?: Record<string, unknown>;
   /** Extra JSON Schema keys merged into individual properties of the listed `inputSchema`, e.g. `{ region: { 'x-mcp-header': 'Region' } }`. */
   propertyAnnotations?: Record<string, Record<string, unknown>>;
+  /**
+   * OAuth scopes a caller's token must carry to call this tool; a token without them gets the spec's step-up
+   * challenge (HTTP 403 `insufficient_scope` naming the scopes). Defaults to none (any authenticated caller).
+   */
+  requiredScopes?: string[];
 }
 
 export type ToolHandler<Input> = (args: InferArgs<Input>, ctx: RequestContext) => CallToolResult | Promise<CallToolResult>;
@@ -45,6 +50,7 @@ interface ToolEntry {
   output: z.ZodType | undefined;
   descriptor: Record<string, unknown>;
   handler: (args: unknown, ctx: RequestContext) => CallToolResult | Promise<CallToolResult>;
+  requiredScopes: readonly string[] | undefined;
 }
 
 /** Argument types a `Mcp-Param-*` header can mirror (SEP-2243). */
@@ -87,7 +93,8 @@ export class ToolRegistry {
     if (output) descriptor.outputSchema = toObjectJsonSchema(output, 'output');
     if (config.annotations !== undefined) descriptor.annotations = config.annotations;
     if (config._meta !== undefined) descriptor._meta = config._meta;
-    const entry: ToolEntry = { name, enabled: true, input, output, descriptor, handler: handler as ToolEntry['handler'] };
+    const requiredScopes = config.requiredScopes?.length ? [...config.requiredScopes] : undefined;
+    const entry: ToolEntry = { name, enabled: true, input, output, descriptor, handler: handler as ToolEntry['handler'], requiredScopes };
     this.tools.set(name, entry);
     this.changed();
     const registry = this;
@@ -115,6 +122,12 @@ export class ToolRegistry {
         }
       },
     };
+  }
+
+  /** The `requiredScopes` of an enabled tool, if it has any. */
+  requiredScopes(name: string): readonly string[] | undefined {
+    const entry = this.tools.get(name);
+    return entry?.enabled ? entry.requiredScopes : undefined;
   }
 
   /** The listed descriptor of a tool (its JSON Schemas included), for header checks and tests. */
