@@ -29,6 +29,11 @@ export {
 export type { SkillEntry, SkillResourceEntry } from './skills/skill-catalog.js';
 export type { SkillFrontmatter } from './skills/front-matter.js';
 export { SKILLS_EXTENSION_ID } from './skills/skill-constants.js';
+export { TASKS_EXTENSION_ID, type TaskSupport } from './tasks/task-constants.js';
+export type { TaskOptions } from './tasks/task-options.js';
+export type { TaskStore, TaskRecord, TaskStatus, TaskOutcome, TaskError } from './tasks/task-store.js';
+export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './tasks/in-memory-task-store.js';
+export { PollingTaskSignals, type TaskSignals } from './tasks/task-signals.js';
 
 export { McpError } from './protocol/mcp-error.js';
 export { ErrorCode } from './protocol/error-codes.js';

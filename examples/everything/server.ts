@@ -6,6 +6,7 @@ import { registerJsonSchemaTool } from './json-schema-tool';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
 import { registerSkills } from './skills';
+import { registerTaskFixtures } from './tasks';
 import { registerTools } from './tools';
 
 /**
@@ -22,5 +23,6 @@ export function createEverythingServer(): McpServer {
   registerResources(server);
   registerPrompts(server);
   registerSkills(server);
+  registerTaskFixtures(server);
   return server;
 }

@@ -46,6 +46,9 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
   'tasks/get': { direction: 'client', eras: 'both', nameParam: 'taskId' },
   'tasks/update': { direction: 'client', eras: 'stateless', nameParam: 'taskId' },
   'tasks/cancel': { direction: 'client', eras: 'both', nameParam: 'taskId' },
+  // The experimental tasks of 2025-11-25 sessions; 2026-07-28 removed them (the result is inlined in tasks/get).
+  'tasks/result': { direction: 'client', eras: 'session' },
+  'tasks/list': { direction: 'client', eras: 'session' },
   // Server → client requests.
   'elicitation/create': { direction: 'server', eras: 'both', clientCapability: 'elicitation' },
   'sampling/createMessage': { direction: 'server', eras: 'both', clientCapability: 'sampling' },

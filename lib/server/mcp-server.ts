@@ -18,6 +18,9 @@ import {
 } from './resource-registry.js';
 import { ToolRegistry, type RegisteredTool, type ToolConfig, type ToolHandler } from './tool-registry.js';
 import type { ZodObjectInput } from './zod-json-schema.js';
+import { TASKS_EXTENSION_ID } from '../tasks/task-constants.js';
+import type { TaskOptions } from '../tasks/task-options.js';
+import { TaskService } from '../tasks/task-service.js';
 
 export interface McpServerOptions {
   /** Text for the client's model about how to use this server, sent in the initialize result. Default: none. */
@@ -31,6 +34,12 @@ export interface McpServerOptions {
   capabilities?: ServerCapabilities;
   /** `ttlMs`/`cacheScope` of list and read results in the 2026-07-28 era. Default: `{ ttlMs: 0, cacheScope: 'public' }`. */
   cache?: { ttlMs?: number; cacheScope?: 'public' | 'private' };
+  /**
+   * The tasks extension (docs/tasks.md): where tasks are stored and how long calls wait before becoming tasks.
+   * Tasks are served as soon as a tool declares `taskSupport` (or this option is given). Defaults to an
+   * `InMemoryTaskStore` and the defaults listed in `TaskOptions`.
+   */
+  tasks?: TaskOptions;
   /** Receives exceptions thrown by the listeners of server events (list_changed, resource updates). Default: `console.error`. */
   onError?: (error: unknown) => void;
 }
@@ -90,6 +99,7 @@ export class McpServer {
   private readonly extensions = new Map<string, Record<string, unknown>>();
   private capabilitiesCache: ServerCapabilities | undefined;
   private servedCache: Map<string, RequestHandler> | undefined;
+  private taskService: TaskService | undefined;
 
   constructor(info: Implementation, options: McpServerOptions = {}) {
     if (!info?.name || !info?.version) throw new TypeError('new McpServer({ name, version }) needs both a name and a version.');
@@ -99,11 +109,31 @@ export class McpServer {
     this.resourceRegistry = new ResourceRegistry(() => this.emitListChanged('notifications/resources/list_changed', 'resourcesListChanged'));
     this.promptRegistry = new PromptRegistry(() => this.emitListChanged('notifications/prompts/list_changed', 'promptsListChanged'));
     this.installStandardHandlers();
+    if (options.tasks) this.enableTasks();
   }
 
   /** Registers a tool. Its zod input schema is listed as JSON Schema and checked on every call. */
   tool<Input extends ZodObjectInput | undefined = undefined>(name: string, config: ToolConfig<Input>, handler: ToolHandler<Input>): RegisteredTool {
-    return this.toolRegistry.register(name, config, handler);
+    const registered = this.toolRegistry.register(name, config, handler);
+    if (config.taskSupport !== undefined && config.taskSupport !== 'none') this.enableTasks();
+    return registered;
+  }
+
+  /** @internal The tasks extension of this server, once a tool declared task support (or `options.tasks` was given). */
+  get tasks(): TaskService | undefined {
+    return this.taskService;
+  }
+
+  /** Serves the tasks methods and advertises the extension (once). */
+  private enableTasks(): void {
+    if (this.taskService) return;
+    const tasks = (this.taskService = new TaskService({ onError: this.options.onError, ...this.options.tasks }));
+    this.handlers.set('tasks/get', (params, ctx) => tasks.get(params, ctx));
+    this.handlers.set('tasks/update', (params, ctx) => tasks.update(params, ctx));
+    this.handlers.set('tasks/cancel', (params, ctx) => tasks.cancel(params, ctx));
+    this.handlers.set('tasks/result', (params, ctx) => tasks.result(params, ctx));
+    this.handlers.set('tasks/list', (params, ctx) => tasks.list(params, ctx));
+    this.declareExtension(TASKS_EXTENSION_ID, {});
   }
 
   /** Registers a resource at a fixed URI. */
@@ -203,7 +233,12 @@ export class McpServer {
 
   /** The body of an initialize result for the negotiated version. */
   initializeResult(protocolVersion: string): Record<string, unknown> {
-    const result: Record<string, unknown> = { protocolVersion, capabilities: this.capabilities(), serverInfo: this.info };
+    let capabilities = this.capabilities();
+    // 2025-11-25 sessions know tasks as an experimental capability of their own.
+    if (this.taskService && protocolVersion >= '2025-11-25' && capabilities.tasks === undefined) {
+      capabilities = { ...capabilities, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+    }
+    const result: Record<string, unknown> = { protocolVersion, capabilities, serverInfo: this.info };
     if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
     return result;
   }
@@ -292,7 +327,11 @@ export class McpServer {
     const standard: Record<string, RequestHandler> = {
       ping: () => EMPTY,
       'tools/list': () => ({ tools: this.toolRegistry.list() }),
-      'tools/call': (params, ctx) => this.toolRegistry.call(params, ctx),
+      'tools/call': (params, ctx) => {
+        const support = this.taskService && typeof params?.name === 'string' ? this.toolRegistry.taskSupport(params.name) : undefined;
+        if (support === undefined || support === 'none') return this.toolRegistry.call(params, ctx);
+        return this.taskService!.callTool(params, ctx, support, (taskCtx) => this.toolRegistry.call(params, taskCtx));
+      },
       'resources/list': async (_params, ctx) => {
         const resources = await this.resourceRegistry.list(ctx);
         for (const provider of this.resourceProviders.values()) if (provider.list) resources.push(...(await provider.list(ctx)));

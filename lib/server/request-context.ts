@@ -30,6 +30,8 @@ export interface RequestContextInit {
   authInfo: AuthInfo | undefined;
   /** Whatever the HTTP layer passes along (the Express request). */
   httpRequest?: unknown;
+  /** Who is asking (the middleware's `principalOf`), if known. */
+  principal?: string;
 }
 
 /**
@@ -45,6 +47,8 @@ export class RequestContext {
   readonly authInfo: AuthInfo | undefined;
   /** The Express request this MCP request arrived on, for headers and app state. */
   readonly httpRequest: unknown;
+  /** Who is asking, as the middleware's `principalOf` says (`req.auth.clientId` by default); undefined when anonymous. */
+  readonly principal: string | undefined;
   /** @internal */
   readonly client: ClientView;
   private readonly channel: RequestChannel;
@@ -60,6 +64,7 @@ export class RequestContext {
     this.channel = init.channel;
     this.authInfo = init.authInfo;
     this.httpRequest = init.httpRequest;
+    this.principal = init.principal;
   }
 
   /** Fires when the client cancels (`notifications/cancelled`), the session ends, or (2026-07-28) the client disconnects. */

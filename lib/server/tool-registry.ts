@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { McpError } from '../protocol/mcp-error.js';
 import type { CallToolResult, ToolAnnotations } from '../protocol/types.js';
+import type { TaskSupport } from '../tasks/task-constants.js';
 import type { RequestContext } from './request-context.js';
 import { describeZodError, toObjectJsonSchema, toZodSchema, type ZodObjectInput } from './zod-json-schema.js';
 
@@ -25,6 +26,12 @@ export interface ToolConfig<Input extends ZodObjectInput | undefined = undefined
   _meta?: Record<string, unknown>;
   /** Extra JSON Schema keys merged into individual properties of the listed `inputSchema`, e.g. `{ region: { 'x-mcp-header': 'Region' } }`. */
   propertyAnnotations?: Record<string, Record<string, unknown>>;
+  /**
+   * Whether a call may run as a task (tasks extension, docs/tasks.md): `'optional'` lets the server make a slow
+   * call a task when the client allows it, `'required'` runs it only as a task (clients that cannot are refused),
+   * `'none'` never. The same handler serves both ways. Listed as `execution.taskSupport`. Defaults to `'none'`.
+   */
+  taskSupport?: TaskSupport;
   /**
    * OAuth scopes a caller's token must carry to call this tool; a token without them gets the spec's step-up
    * challenge (HTTP 403 `insufficient_scope` naming the scopes). Defaults to none (any authenticated caller).
@@ -50,6 +57,7 @@ interface ToolEntry {
   output: z.ZodType | undefined;
   descriptor: Record<string, unknown>;
   handler: (args: unknown, ctx: RequestContext) => CallToolResult | Promise<CallToolResult>;
+  taskSupport: TaskSupport;
   requiredScopes: readonly string[] | undefined;
 }
 
@@ -93,8 +101,11 @@ export class ToolRegistry {
     if (output) descriptor.outputSchema = toObjectJsonSchema(output, 'output');
     if (config.annotations !== undefined) descriptor.annotations = config.annotations;
     if (config._meta !== undefined) descriptor._meta = config._meta;
+    const taskSupport = config.taskSupport ?? 'none';
+    if (!['none', 'optional', 'required'].includes(taskSupport)) throw new TypeError(`Tool "${name}": taskSupport must be 'none', 'optional' or 'required' (got ${String(taskSupport)}).`);
+    if (taskSupport !== 'none') descriptor.execution = { taskSupport };
     const requiredScopes = config.requiredScopes?.length ? [...config.requiredScopes] : undefined;
-    const entry: ToolEntry = { name, enabled: true, input, output, descriptor, handler: handler as ToolEntry['handler'], requiredScopes };
+    const entry: ToolEntry = { name, enabled: true, input, output, descriptor, handler: handler as ToolEntry['handler'], requiredScopes, taskSupport };
     this.tools.set(name, entry);
     this.changed();
     const registry = this;
@@ -128,6 +139,12 @@ export class ToolRegistry {
   requiredScopes(name: string): readonly string[] | undefined {
     const entry = this.tools.get(name);
     return entry?.enabled ? entry.requiredScopes : undefined;
+  }
+
+  /** The `taskSupport` of an enabled tool; undefined for unknown or disabled tools. */
+  taskSupport(name: string): TaskSupport | undefined {
+    const entry = this.tools.get(name);
+    return entry?.enabled ? entry.taskSupport : undefined;
   }
 
   /** The listed descriptor of a tool (its JSON Schemas included), for header checks and tests. */

@@ -268,6 +268,7 @@ export class LocalSessionManager implements SessionManager {
       channel: requestChannel,
       authInfo: info.authInfo,
       httpRequest: info.httpRequest,
+      principal: info.principal,
     });
     session.inflight.set(request.id, { ctx, stream });
     stream.requestId = request.id;

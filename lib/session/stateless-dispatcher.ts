@@ -63,6 +63,7 @@ export class StatelessDispatcher {
       channel,
       authInfo: info.authInfo,
       httpRequest: info.httpRequest,
+      principal: info.principal,
     });
     const done = (async () => {
       let message: JsonRpcMessage;
@@ -118,7 +119,8 @@ export class StatelessDispatcher {
   }
 
   private decorate(method: string, result: Record<string, unknown>): Record<string, unknown> {
-    const decorated: Record<string, unknown> = { ...result, resultType: 'complete' };
+    // A CreateTaskResult (tasks extension) keeps its resultType "task".
+    const decorated: Record<string, unknown> = { ...result, resultType: result.resultType === 'task' ? 'task' : 'complete' };
     if (methodSpec(method)?.cacheable) {
       decorated.ttlMs = this.cache.ttlMs;
       decorated.cacheScope = this.cache.cacheScope;
