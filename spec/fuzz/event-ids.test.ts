@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InMemoryEventStore, LocalSessionManager, mcpMiddleware, NeverSessionManager, type EventStore, type McpRequestHandler, type SseEvent, type StoredEvent } from '../../lib/index.js';
-import { buildFuzzServer, parseSseEvents, runs, SEED, sessionHeaders, WireClient } from './fixture.js';
+import { buildFuzzServer, parseSseEvents, runs, scaleTestTimeout, SEED, sessionHeaders, WireClient } from './fixture.js';
 import { checkAnswer, responsesOf } from './oracles.js';
 
 /** An InMemoryEventStore whose ids are replaced by the next scripted ones (then by the store's own). */
@@ -76,6 +76,8 @@ const mintedId = fc.oneof(
   fc.string({ unit: fc.constantFrom('a', '1', '#', '/', ':', ' ', '\r', '\n', '\0', '\u2028', 'é'), maxLength: 24 }),
   fc.constantFrom('x\n\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n', 'x\rdata: injected', 'x\r\nevent: other', 'id\0nul', 'retry: 1\nid: y', 'i'.repeat(2000), ''),
 );
+
+scaleTestTimeout();
 
 describe.each(['session', 'stateless'] as const)('%s streams', (kind) => {
   let served: Served;

@@ -32,14 +32,19 @@ export const PRINCIPAL_HEADER = 'X-Fuzz-Principal';
 export const BOB_MARKER = 'BOB~PRIVATE~7f3a9c1e~MARKER';
 
 /** `numRuns` of a property: its share of the default total, scaled by `FUZZ_RUNS` (the total) when set. */
-export function runs(defaultRuns: number, defaultTotal = DEFAULT_TOTAL_RUNS): number {
-  const total = Number(process.env.FUZZ_RUNS ?? defaultTotal);
+export function runs(defaultRuns: number): number {
+  const total = Number(process.env.FUZZ_RUNS ?? DEFAULT_TOTAL_RUNS);
   if (!(total > 0)) throw new Error(`FUZZ_RUNS must be a positive number of runs (got ${process.env.FUZZ_RUNS})`);
-  return Math.max(1, Math.round((defaultRuns * total) / defaultTotal));
+  return Math.max(1, Math.round((defaultRuns * total) / DEFAULT_TOTAL_RUNS));
 }
 
 /** Runs of every property of the suite together, by default; `FUZZ_RUNS` replaces this number. */
-export const DEFAULT_TOTAL_RUNS = 6000;
+export const DEFAULT_TOTAL_RUNS = 6660;
+
+/** Gives each test time in proportion to its runs (20 s at the default total, more with a larger FUZZ_RUNS). */
+export function scaleTestTimeout(): void {
+  jest.setTimeout(Math.max(20_000, Math.ceil((20_000 * runs(DEFAULT_TOTAL_RUNS)) / DEFAULT_TOTAL_RUNS)));
+}
 
 /** The fixed seed of every property (`FUZZ_SEED` overrides it to explore). */
 export const SEED = Number(process.env.FUZZ_SEED ?? 20261201);
@@ -440,6 +445,7 @@ export interface Targets {
  * rejections (the file's last test asserts there were none).
  */
 export function useTargets(names: readonly ConfigName[] = CONFIG_NAMES): Targets {
+  scaleTestTimeout();
   const started = new Map<ConfigName, FuzzTarget>();
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
