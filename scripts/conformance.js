@@ -7,7 +7,8 @@
 //   npm run conformance -- 2025-11-25 -- --verbose   # anything after a second `--` goes to the suite
 //
 // Each era runs `conformance server --requirements <era>`: only the scenarios that revision scores decide the
-// exit code. Each extra scenario runs `conformance server --scenario <name>` and passes only when its checks.json
+// exit code, except that the unscored scenarios listed in ERA_EXTENSION_SCENARIOS (the tasks extension on
+// 2026-07-28) must pass every check too. Each extra scenario runs `conformance server --scenario <name>` and passes only when its checks.json
 // has no FAILURE and at least one SUCCESS (a run of skips proves nothing). Check details land in CONFORMANCE_OUT
 // (default: a new temp directory), one folder per era or scenario.
 'use strict';
@@ -31,6 +32,11 @@ const DEFAULT_ERAS = ['2025-11-25', '2026-07-28'];
  * implements: each is run on its own and must pass.
  */
 const EXTRA_SCENARIOS = ['sep-2640-skills-enumeration', 'sep-2640-skills-manifest', 'sep-2640-skills-directory'];
+/**
+ * Unscored scenarios of an era's run that the example implements, by name prefix: every check of each must pass
+ * (the era's exit code only counts scored scenarios), and together they must show at least one passing check.
+ */
+const ERA_EXTENSION_SCENARIOS = { '2026-07-28': ['tasks-'] };
 /** How long the example may take to answer its first request. */
 const STARTUP_TIMEOUT_MS = 15_000;
 
@@ -58,8 +64,15 @@ async function main() {
     const url = `http://localhost:${port}/mcp`;
     for (const era of eras) {
       console.log(`\n=== conformance ${era} against ${url} ===\n`);
-      const code = await runSuite(url, era, path.join(outDir, era), suiteArgs);
+      const eraDir = path.join(outDir, era);
+      fs.rmSync(eraDir, { recursive: true, force: true }); // a reused CONFORMANCE_OUT must not mix in old runs
+      const code = await runSuite(url, era, eraDir, suiteArgs);
       results.push({ label: era, code });
+      for (const prefix of ERA_EXTENSION_SCENARIOS[era] ?? []) {
+        const verdict = scenarioVerdict(eraDir, `server-${prefix}`);
+        console.log(`${era} ${prefix}* scenarios: ${verdict ?? 'every check passed'}`);
+        results.push({ label: `${era} ${prefix}* scenarios`, code: verdict ? 1 : 0 });
+      }
     }
     for (const scenario of scenarios) {
       console.log(`\n=== conformance scenario ${scenario} against ${url} ===\n`);
@@ -102,9 +115,13 @@ function parseArgs(argv) {
   return { eras, scenarios, suiteArgs };
 }
 
-/** Why a scenario run in `dir` did not pass (a failed check, or nothing but skips), or undefined when it did. */
-function scenarioVerdict(dir) {
-  const files = fs.existsSync(dir) ? fs.readdirSync(dir).map((name) => path.join(dir, name, 'checks.json')).filter((file) => fs.existsSync(file)) : [];
+/**
+ * Why the scenario runs in `dir` (those whose folder starts with `folderPrefix`, when given) did not pass (a
+ * failed check, or nothing but skips), or undefined when they did.
+ */
+function scenarioVerdict(dir, folderPrefix = '') {
+  const folders = fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.startsWith(folderPrefix)) : [];
+  const files = folders.map((name) => path.join(dir, name, 'checks.json')).filter((file) => fs.existsSync(file));
   if (files.length === 0) return 'no checks.json was written';
   const checks = files.flatMap((file) => JSON.parse(fs.readFileSync(file, 'utf8')));
   const failed = checks.filter((check) => check.status === 'FAILURE').map((check) => check.id);

@@ -5,3 +5,4 @@
  */
 export { RedisEventStore, type RedisEventStoreOptions, type RedisEventStoreClient, type RedisEventStoreMulti } from './redis-event-store.js';
 export { RedisSessionStore, type RedisSessionStoreOptions, type RedisSessionStoreClient } from './redis-session-store.js';
+export { RedisTaskStore, type RedisTaskStoreOptions, type RedisTaskStoreClient } from './redis-task-store.js';

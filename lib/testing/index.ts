@@ -7,3 +7,4 @@
  */
 export { describeEventStoreContract, type EventStoreContractOptions, type StoreTtlCheck } from './event-store-contract.js';
 export { describeSessionStoreContract, type SessionStoreContractOptions } from './session-store-contract.js';
+export { describeTaskStoreContract, type TaskStoreContractOptions } from './task-store-contract.js';
