@@ -131,6 +131,13 @@ export class TaskExecution implements RequestChannel {
     this.ctx.abort(new McpError(ErrorCode.InternalError, 'The server is shutting down'));
   }
 
+  /** The task was cancelled through this instance: the handler's signal fires now, not at the next store read. */
+  cancelled(): void {
+    if (this.phase !== 'created' || this.ended) return;
+    this.end();
+    this.ctx.abort(new McpError(ErrorCode.ServerError, 'The task was cancelled'));
+  }
+
   // --- RequestChannel ----------------------------------------------------------------------------------------
 
   get requestState(): unknown {

@@ -141,6 +141,7 @@ export class TaskService {
       throw new McpError(ErrorCode.InvalidParams, `Task ${task.taskId} is already ${task.status} and cannot be cancelled`);
     }
     await this.store.finish(task.taskId, { status: 'cancelled', statusMessage: 'Cancelled by the client' });
+    for (const execution of this.running) if (execution.taskId === task.taskId) execution.cancelled();
     this.signals.changed(task.taskId);
     if (modern) return EMPTY;
     return legacyTask((await this.store.get(task.taskId)) ?? { ...task, status: 'cancelled' });
