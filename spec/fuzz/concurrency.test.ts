@@ -14,7 +14,7 @@ import { checkAnswer, checkEchoedId, isValidId } from './oracles.js';
 const targets = useTargets();
 
 /** The request lines and headers of a POST as raw text, with a declared Content-Length. */
-function rawHead(port: number, headers: string[], contentLength: number): string {
+function rawHead(headers: string[], contentLength: number): string {
   let head = `POST /mcp HTTP/1.1\r\n`;
   for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
   return `${head}Content-Length: ${contentLength}\r\nConnection: close\r\n\r\n`;
@@ -25,7 +25,7 @@ function cutUpload(port: number, headers: string[], body: string, sent: number):
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1', () => {
       const bytes = Buffer.from(body, 'utf8');
-      socket.write(rawHead(port, headers, bytes.length));
+      socket.write(rawHead(headers, bytes.length));
       socket.write(bytes.subarray(0, Math.min(sent, bytes.length - 1)));
       setImmediate(() => socket.destroy());
     });

@@ -39,7 +39,7 @@ export function runs(defaultRuns: number): number {
 }
 
 /** Runs of every property of the suite together, by default; `FUZZ_RUNS` replaces this number. */
-export const DEFAULT_TOTAL_RUNS = 6660;
+export const DEFAULT_TOTAL_RUNS = 8625;
 
 /** Gives each test time in proportion to its runs (20 s at the default total, more with a larger FUZZ_RUNS). */
 export function scaleTestTimeout(): void {
@@ -105,9 +105,9 @@ export function buildFuzzServer(): McpServer {
 // ---------------------------------------------------------------------------------------------------------------
 // Configurations
 
-export type ConfigName = 'local' | 'never' | 'stores' | 'never-events';
+export type ConfigName = 'local' | 'never' | 'stores' | 'never-events' | 'local-json';
 
-export const CONFIG_NAMES: readonly ConfigName[] = ['local', 'never', 'stores', 'never-events'];
+export const CONFIG_NAMES: readonly ConfigName[] = ['local', 'never', 'stores', 'never-events', 'local-json'];
 
 /** Generous retention, so bob's streams stay resumable for the whole run (the fuzz must find them, not miss them). */
 const RETENTION = { completedStreamTtl: 30 * 60_000 };
@@ -126,6 +126,9 @@ function optionsFor(name: ConfigName, errors: unknown[]): Omit<McpMiddlewareOpti
       };
     case 'never-events':
       return { legacySessions: false, sessionManager: new NeverSessionManager({ eventStore: new InMemoryEventStore({ ttlMs: 30 * 60_000 }), onError }), onError };
+    case 'local-json':
+      // One JSON body per answer where the transport allows it: JSON (and JSON batch) replies in sessions, json mode for 2026-07-28.
+      return { sessionManager: new LocalSessionManager({ ...RETENTION, onError }), onError, enableJsonResponse: true, responseMode: 'json' };
   }
 }
 
@@ -168,7 +171,7 @@ export async function startTarget(name: ConfigName): Promise<FuzzTarget> {
   });
   const port = (server.address() as AddressInfo).port;
   const client = new WireClient(port);
-  const stateful = name === 'local' || name === 'stores';
+  const stateful = name === 'local' || name === 'stores' || name === 'local-json';
   const target: FuzzTarget = {
     name,
     port,
@@ -251,7 +254,7 @@ async function seedPrivateData(target: FuzzTarget): Promise<void> {
     target.bob.sessionId = bob.sessionId;
     target.bob.eventIds.push(...bob.eventIds);
     const call = await client.send({ method: 'POST', headers: sessionHeaders('bob', '2025-11-25', bob.sessionId), body: JSON.stringify(echo(1)) });
-    if (!call.text.includes(BOB_MARKER) || call.eventIds.length === 0) throw new Error(`bob's echo did not stream the marker: ${call.status} ${call.text}`);
+    if (!call.text.includes(BOB_MARKER) || (call.sse && call.eventIds.length === 0)) throw new Error(`bob's echo did not carry the marker: ${call.status} ${call.text}`);
     target.bob.eventIds.push(...call.eventIds);
     for (const version of SESSION_VERSIONS) await target.aliceSession(version);
   } else {
@@ -476,7 +479,7 @@ export async function expectStillServing(target: FuzzTarget): Promise<void> {
   const sessionId = target.stateful ? await target.aliceSession('2025-11-25', true) : undefined;
   const legacy = await target.client.send({ method: 'POST', headers: sessionHeaders('alice', '2025-11-25', sessionId), body: call(41, 'still here') });
   expect(legacy.status).toBe(200);
-  expect(legacy.messages).toContainEqual({ jsonrpc: '2.0', id: 41, result: { content: [{ type: 'text', text: 'still here' }] } });
+  expect(legacy.sse ? legacy.messages : [legacy.json]).toContainEqual({ jsonrpc: '2.0', id: 41, result: { content: [{ type: 'text', text: 'still here' }] } });
   const modern = await target.client.send({
     method: 'POST',
     headers: modernHeaders('alice', 'tools/call', 'echo'),

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { anyKey, encode, nastyString, prototypeKey, requestCase, unprintable, type Era, type RequestCase } from './arbitraries.js';
 import { ACCEPT_BOTH, CONFIG_NAMES, MODERN, PRINCIPAL_HEADER, PROMPT_NAMES, RESOURCE_TEMPLATE, SEED, envelope, expectStillServing, modernHeaders, runs, sessionHeaders, useTargets, type FuzzTarget } from './fixture.js';
-import { checkAnswer, checkEchoedId, checkResultShape, isValidId } from './oracles.js';
+import { checkAnswer, checkEchoedId, checkResultShape, isValidId, responsesOf } from './oracles.js';
 
 const targets = useTargets();
 
@@ -46,6 +46,26 @@ describe.each(CONFIG_NAMES.map((name, index) => [name, index] as const))('%s', (
         checkResultShape(res, sent.method);
       }),
       { seed: SEED + 10 * index + eraIndex, numRuns: runs(170) },
+    );
+  });
+
+  it('answers batches (2025-03-26 sessions) below 500, each response to a request of the batch', async () => {
+    const target = targets.get(name);
+    await fc.assert(
+      fc.asyncProperty(fc.array(requestCase('session'), { minLength: 1, maxLength: 5 }), async (cases) => {
+        const body = `[${cases.map((c) => encode(c.message)).join(',')}]`;
+        const sent = JSON.parse(body) as Array<Record<string, unknown>>;
+        const sessionId = target.stateful ? await target.aliceSession('2025-03-26') : undefined;
+        const read = sent.some((message) => message?.method === 'subscriptions/listen') ? 'window' : 'whole';
+        const res = await target.client.send({ method: 'POST', headers: sessionHeaders('alice', '2025-03-26', sessionId), body, read });
+        checkAnswer(res);
+        // Every id a batch item carried may be echoed (an invalid one too, in the error about it).
+        const ids = sent.filter((message) => message !== null && typeof message === 'object').map((message) => message.id).filter((id) => typeof id === 'string' || typeof id === 'number');
+        for (const response of responsesOf(res)) {
+          if (response.id !== null && !ids.some((id) => id === response.id)) throw new Error(`a response with id ${JSON.stringify(response.id)}, which no request of the batch had: ${res.text.slice(0, 500)}`);
+        }
+      }),
+      { seed: SEED + 10 * index + 6, numRuns: runs(60) },
     );
   });
 
