@@ -499,7 +499,7 @@ const ATTACKS = [
       socket.destroy();
       return {
         ok: serverClosed,
-        note: `answer ${status ?? 'none'}; ${Math.round(writtenAfter413 / MB)} MB taken after it; connection ${serverClosed ? 'closed by the server' : 'left open by the server'}`,
+        note: `answer ${status ?? 'none'}; ${(writtenAfter413 / MB).toFixed(1)} MB taken after it; connection ${serverClosed ? 'closed by the server' : 'left open by the server'}`,
       };
     },
   },
