@@ -1,5 +1,6 @@
 /** Public API of mcp-express. Everything not exported here is internal. */
-export { mcpMiddleware, type McpRequestHandler } from './http/mcp-middleware.js';
+export { mcpMiddleware } from './mcp-middleware.js';
+export type { McpRequestHandler } from './http/mcp-middleware.js';
 export type { McpMiddlewareOptions } from './http/options.js';
 
 export { McpServer, type McpServerOptions, type RequestHandler, type NotificationHandler, type NotificationContext } from './server/mcp-server.js';
@@ -44,9 +45,10 @@ export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcRespon
 
 export { LocalSessionManager, type LocalSessionManagerOptions } from './session/local-session-manager.js';
 export { NeverSessionManager, type NeverSessionManagerOptions } from './session/never-session-manager.js';
-export { SessionNotFoundError, type SessionManager, type RequestInfo, type TransportSettings } from './session/session-manager.js';
-export type { SessionState } from './session/session-state.js';
-export type { SseEvent, SseStream } from './session/sse-event.js';
+export { SessionNotFoundError, SessionsUnavailableError, ShuttingDownError, TooManySessionsError } from './session/errors.js';
+export type { SessionManager, RequestInfo, TransportSettings } from './session/session-manager.js';
+export type { SessionState } from './store/session-state.js';
+export type { SseEvent, SseStream } from './store/sse-event.js';
 
 export type { EventStore, StoredEvent } from './store/event-store.js';
 export type { SessionStore } from './store/session-store.js';

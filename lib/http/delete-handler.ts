@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { isStatelessEraVersion } from '../protocol/versions.js';
-import { SessionNotFoundError, type RequestInfo } from '../session/session-manager.js';
+import { SessionNotFoundError } from '../session/errors.js';
+import type { RequestInfo } from '../session/session-manager.js';
 import { header, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
 import { sendError } from './respond.js';

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { isSessionEraVersion, isStatelessEraVersion, SESSION_ERA_VERSIONS } from '../protocol/versions.js';
-import { SessionNotFoundError, type RequestInfo } from '../session/session-manager.js';
+import { SessionNotFoundError } from '../session/errors.js';
+import type { RequestInfo } from '../session/session-manager.js';
 import { acceptsSse, header, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
 import { sendError } from './respond.js';
@@ -15,9 +16,10 @@ export async function handleGet(req: Req, res: ServerResponse, o: ResolvedOption
   const versionHeader = header(req, 'mcp-protocol-version');
   const lastEventId = header(req, 'last-event-id');
   if (!o.sessionManager.stateful || (versionHeader !== undefined && isStatelessEraVersion(versionHeader))) {
-    if (o.never?.eventStore && lastEventId !== undefined) {
+    const persistedReplies = o.sessionManager.persistedReplies;
+    if (persistedReplies && lastEventId !== undefined) {
       // Replay of a persisted stateless stream, on any instance, with no session.
-      return writeStream(res, o.never.resumeStateless(lastEventId, o.principalOf(req)), { keepAlive: o.keepAlive, flushHeaders: true });
+      return writeStream(res, persistedReplies.resume(lastEventId, o.principalOf(req)), { keepAlive: o.keepAlive, flushHeaders: true });
     }
     return sendError(res, 405, ErrorCode.ServerError, 'Method Not Allowed: there is no stream to GET without a session; send requests with POST', null, undefined, { Allow: 'POST' });
   }

@@ -4,10 +4,10 @@ import { handleDelete } from './delete-handler.js';
 import { handleGet } from './get-handler.js';
 import { header } from './headers.js';
 import { checkHostAndOrigin } from './host-guard.js';
-import { resolveOptions, type McpMiddlewareOptions } from './options.js';
+import { resolveOptions, type DefaultSessionManagerFactory, type McpMiddlewareOptions } from './options.js';
 import { handlePost } from './post-handler.js';
 import { sendError } from './respond.js';
-import { SessionsUnavailableError } from '../session/local-session-manager.js';
+import { SessionsUnavailableError } from '../session/errors.js';
 
 type NextFunction = (error?: unknown) => void;
 type ExpressLikeRequest = IncomingMessage & { path?: string };
@@ -20,16 +20,16 @@ export interface McpRequestHandler {
 }
 
 /**
- * Serves MCP over Streamable HTTP at `options.path` (default `/mcp`): POST for client messages, GET for the
- * session's stream and resumption, DELETE to end a session. Mount it after your auth middleware:
- * `app.use(mcpMiddleware({ server }))`. Everything is built here, once; requests allocate only their own state.
+ * The HTTP layer of `mcpMiddleware`: routes POST, GET and DELETE to their handlers over whatever `SessionManager`
+ * it is given (it knows the interface only; `defaultSessionManager` builds the one used when the options name
+ * none). Everything is built here, once; requests allocate only their own state.
  */
-export function mcpMiddleware(options: McpMiddlewareOptions): McpRequestHandler {
-  const o = resolveOptions(options);
+export function createMcpMiddleware(options: McpMiddlewareOptions, defaultSessionManager: DefaultSessionManagerFactory): McpRequestHandler {
+  const o = resolveOptions(options, defaultSessionManager);
   const onUnexpected = (res: ServerResponse) => (error: unknown) => {
     if (error instanceof SessionsUnavailableError) {
       // A restore from the SessionStore found this instance full: the same answer initialize gets.
-      if (!res.headersSent) return sendError(res, 503, ErrorCode.ServerError, error.message, null, undefined, { 'Retry-After': '30' });
+      if (!res.headersSent) return sendError(res, 503, ErrorCode.ServerError, error.message, null, undefined, { 'Retry-After': String(error.retryAfterSeconds) });
     }
     o.onError(error);
     if (!res.headersSent) {

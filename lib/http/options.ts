@@ -3,14 +3,12 @@ import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { AuthInfo } from '../protocol/types.js';
 import type { McpServer } from '../server/mcp-server.js';
 import { RequestStateCodec } from '../server/request-state.js';
-import { LocalSessionManager } from '../session/local-session-manager.js';
-import { NeverSessionManager } from '../session/never-session-manager.js';
 import type { SessionManager } from '../session/session-manager.js';
 import { StatelessDispatcher } from '../session/stateless-dispatcher.js';
-import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_SSE_RETRY } from '../defaults.js';
+import { defaultOnError, MIDDLEWARE_DEFAULTS } from '../defaults.js';
 import { LOOPBACK_HOSTS, normaliseHosts, type HostGuardSettings } from './host-guard.js';
 import { KeepAliveTicker } from './keep-alive.js';
-import { ListenRegistry } from './subscriptions-listen.js';
+import { ListenRegistry } from './listen-registry.js';
 
 /** Options of `mcpMiddleware`. Only `server` is required. */
 export interface McpMiddlewareOptions {
@@ -113,8 +111,6 @@ export interface ResolvedOptions {
   responseMode: 'auto' | 'sse' | 'json';
   /** Serves requests with no session (2026-07-28, and 2025-era when sessions are off). */
   stateless: StatelessDispatcher;
-  /** The session manager when it is a NeverSessionManager (persisted stateless streams, replay). */
-  never: NeverSessionManager | undefined;
   listens: ListenRegistry;
   maxBufferedBytes: number;
   onError: (error: unknown) => void;
@@ -124,40 +120,73 @@ export interface ResolvedOptions {
   paramHeaders(request: JsonRpcRequest): ReadonlyMap<string, string> | undefined;
 }
 
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_SSE_KEEP_ALIVE = 15_000;
+/** Builds the session manager used when the `sessionManager` option is not given. */
+export type DefaultSessionManagerFactory = (legacySessions: boolean, onError: (error: unknown) => void) => SessionManager;
 
-export function resolveOptions(options: McpMiddlewareOptions): ResolvedOptions {
+/** Every option name, for the unknown-option warning. */
+const KNOWN_OPTIONS: readonly (keyof McpMiddlewareOptions)[] = [
+  'server',
+  'path',
+  'sessionManager',
+  'enableJsonResponse',
+  'maxBodyBytes',
+  'allowedHosts',
+  'allowedOrigins',
+  'sseKeepAlive',
+  'sseRetry',
+  'legacySessions',
+  'responseMode',
+  'requestStateSecret',
+  'requestStateTtlMs',
+  'maxSubscriptions',
+  'maxListenFilterUris',
+  'maxListenFilterBytes',
+  'maxBufferedBytesPerStream',
+  'onError',
+  'principalOf',
+  'resourceMetadataUrl',
+];
+
+/**
+ * Checks the options and merges them with their defaults, once, when the middleware is built. Every check runs
+ * before anything is changed (the session manager is attached to the server last), so an invalid option leaves
+ * nothing half set up.
+ */
+export function resolveOptions(options: McpMiddlewareOptions, defaultSessionManager: DefaultSessionManagerFactory): ResolvedOptions {
   if (!options || typeof options.server?.handle !== 'function') {
     throw new TypeError('mcpMiddleware({ server }) needs an McpServer: const server = new McpServer({ name, version }).');
   }
-  const path = options.path ?? '/mcp';
-  if (!path.startsWith('/')) throw new TypeError(`mcpMiddleware path must start with "/" (got "${path}").`);
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  warnAboutUnknownOptions(options);
+  const d = MIDDLEWARE_DEFAULTS;
+  const path = options.path ?? d.path;
+  if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError(`mcpMiddleware path must start with "/" (got "${String(path)}").`);
+  const maxBodyBytes = options.maxBodyBytes ?? d.maxBodyBytes;
   if (!(maxBodyBytes > 0)) throw new TypeError('maxBodyBytes must be a positive number of bytes.');
-  const sseRetry = options.sseRetry ?? DEFAULT_SSE_RETRY;
-  const allowedHosts = options.allowedHosts === false ? undefined : normaliseHosts(options.allowedHosts ?? LOOPBACK_HOSTS);
-  const allowedOrigins =
-    options.allowedOrigins === false ? false : options.allowedOrigins?.map((origin) => origin.trim().toLowerCase().replace(/\/$/, ''));
-  const legacySessions = options.legacySessions ?? true;
-  const sessionManager = options.sessionManager ?? (legacySessions ? new LocalSessionManager() : new NeverSessionManager());
-  if (!legacySessions && sessionManager.stateful) {
-    throw new TypeError('legacySessions: false needs a stateless session manager: drop the sessionManager option or pass a NeverSessionManager.');
-  }
-  const maxBufferedBytes = options.maxBufferedBytesPerStream ?? DEFAULT_MAX_BUFFERED_BYTES;
+  const maxBufferedBytes = options.maxBufferedBytesPerStream ?? d.maxBufferedBytesPerStream;
   for (const [name, value] of Object.entries({ maxBufferedBytesPerStream: maxBufferedBytes, maxListenFilterUris: options.maxListenFilterUris, maxListenFilterBytes: options.maxListenFilterBytes })) {
     if (value !== undefined && !(typeof value === 'number' && value > 0)) throw new TypeError(`${name} must be a positive number (got ${String(value)}).`);
   }
-  sessionManager.attach(options.server, { sseRetry, maxBufferedBytes });
-  const server = options.server;
-  const responseMode = options.responseMode ?? 'auto';
-  if (!['auto', 'sse', 'json'].includes(responseMode)) throw new TypeError(`responseMode must be 'auto', 'sse' or 'json' (got ${String(responseMode)}).`);
-  const cache = server.options.cache;
-  const codec = new RequestStateCodec(options.requestStateSecret, options.requestStateTtlMs ?? 600_000);
-  const onError = options.onError ?? ((error: unknown) => console.error('[mcp-express]', error));
-  for (const [name, value] of Object.entries({ sseKeepAlive: options.sseKeepAlive, sseRetry, requestStateTtlMs: options.requestStateTtlMs, maxSubscriptions: options.maxSubscriptions })) {
+  for (const [name, value] of Object.entries({ sseKeepAlive: options.sseKeepAlive, sseRetry: options.sseRetry, requestStateTtlMs: options.requestStateTtlMs, maxSubscriptions: options.maxSubscriptions })) {
     if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new TypeError(`${name} must be a number of at least 0 (got ${String(value)}).`);
   }
+  const responseMode = options.responseMode ?? d.responseMode;
+  if (!['auto', 'sse', 'json'].includes(responseMode)) throw new TypeError(`responseMode must be 'auto', 'sse' or 'json' (got ${String(responseMode)}).`);
+  const sseRetry = options.sseRetry ?? d.sseRetry;
+  const allowedHosts = options.allowedHosts === false ? undefined : normaliseHosts(options.allowedHosts ?? LOOPBACK_HOSTS);
+  const allowedOrigins =
+    options.allowedOrigins === false ? false : options.allowedOrigins?.map((origin) => origin.trim().toLowerCase().replace(/\/$/, ''));
+  const legacySessions = options.legacySessions ?? d.legacySessions;
+  if (!legacySessions && options.sessionManager?.stateful) {
+    throw new TypeError('legacySessions: false needs a stateless session manager: drop the sessionManager option or pass a NeverSessionManager.');
+  }
+  const server = options.server;
+  const onError = options.onError ?? defaultOnError;
+  const codec = new RequestStateCodec(options.requestStateSecret, options.requestStateTtlMs ?? d.requestStateTtlMs);
+  const cache = server.options.cache;
+  const sessionManager = options.sessionManager ?? defaultSessionManager(legacySessions, onError);
+  // Side effects last: everything above has been checked.
+  sessionManager.attach(server, { sseRetry, maxBufferedBytes, onError });
+  server.reportErrorsTo(onError);
   const paramHeaderCache = new WeakMap<object, ReadonlyMap<string, string>>();
   return {
     responseMode,
@@ -165,8 +194,7 @@ export function resolveOptions(options: McpMiddlewareOptions): ResolvedOptions {
     principalOf: options.principalOf ?? ((req) => req.auth?.clientId),
     resourceMetadataUrl: options.resourceMetadataUrl,
     stateless: new StatelessDispatcher(server, codec, { ttlMs: cache?.ttlMs ?? 0, cacheScope: cache?.cacheScope ?? 'public' }, onError),
-    never: sessionManager instanceof NeverSessionManager ? sessionManager : undefined,
-    listens: new ListenRegistry(options.maxSubscriptions ?? 1024, options.maxListenFilterUris ?? 1000, options.maxListenFilterBytes ?? 64 * 1024),
+    listens: new ListenRegistry(options.maxSubscriptions ?? d.maxSubscriptions, options.maxListenFilterUris ?? d.maxListenFilterUris, options.maxListenFilterBytes ?? d.maxListenFilterBytes),
     maxBufferedBytes,
     paramHeaders(request) {
       if (request.method !== 'tools/call' || typeof request.params?.name !== 'string') return undefined;
@@ -184,13 +212,52 @@ export function resolveOptions(options: McpMiddlewareOptions): ResolvedOptions {
       }
       return map;
     },
-    server: options.server,
+    server,
     path,
     sessionManager,
-    enableJsonResponse: options.enableJsonResponse ?? false,
+    enableJsonResponse: options.enableJsonResponse ?? d.enableJsonResponse,
     maxBodyBytes,
     guard: { allowedHosts, allowedOrigins },
-    keepAlive: new KeepAliveTicker(options.sseKeepAlive ?? DEFAULT_SSE_KEEP_ALIVE),
+    keepAlive: new KeepAliveTicker(options.sseKeepAlive ?? d.sseKeepAlive),
     sseRetry,
   };
+}
+
+/**
+ * A Node warning (`process.on('warning')`, printed by default) for each option name mcpMiddleware does not know,
+ * naming the closest known one: a misspelt limit would otherwise silently keep its default.
+ */
+function warnAboutUnknownOptions(options: object): void {
+  for (const name of Object.keys(options)) {
+    if ((KNOWN_OPTIONS as readonly string[]).includes(name)) continue;
+    const closest = closestName(name, KNOWN_OPTIONS);
+    process.emitWarning(`mcpMiddleware: unknown option "${name}" is ignored${closest ? `; did you mean "${closest}"?` : '.'}`, { code: 'MCP_EXPRESS_UNKNOWN_OPTION' });
+  }
+}
+
+/** The known name nearest to `name` (edit distance, case-insensitive), when it is near enough to be a typo. */
+export function closestName(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of known) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  // Near enough to be a typo or a near-synonym (maxBodySize → maxBodyBytes): under half the longer name.
+  return best !== undefined && bestDistance < Math.max(name.length, best.length) / 2 ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length];
 }

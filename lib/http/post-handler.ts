@@ -5,9 +5,9 @@ import { McpError } from '../protocol/mcp-error.js';
 import { describeValue } from '../protocol/safe-text.js';
 import { classifyEra } from '../protocol/era.js';
 import { BATCH_VERSION, DEFAULT_NEGOTIATED_VERSION, isSessionEraVersion, SESSION_ERA_VERSIONS } from '../protocol/versions.js';
-import { SessionsUnavailableError } from '../session/local-session-manager.js';
-import { SessionNotFoundError, type RequestInfo } from '../session/session-manager.js';
-import type { SseEvent, SseStream } from '../session/sse-event.js';
+import { SessionNotFoundError, SessionsUnavailableError } from '../session/errors.js';
+import type { RequestInfo } from '../session/session-manager.js';
+import type { SseEvent, SseStream } from '../store/sse-event.js';
 import { acceptsJsonAndSse, header, isJsonContentType, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
 import { readJsonBody } from './read-body.js';
@@ -106,7 +106,7 @@ async function initialize(
     await writeStream(res, created.stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse, headers: { 'Mcp-Session-Id': created.sessionId } });
   } catch (error) {
     if (error instanceof McpError) return sendError(res, 400, error.code, error.message, request.id, error.data);
-    if (error instanceof SessionsUnavailableError) return sendError(res, 503, ErrorCode.ServerError, error.message, request.id, undefined, { 'Retry-After': '30' });
+    if (error instanceof SessionsUnavailableError) return sendError(res, 503, ErrorCode.ServerError, error.message, request.id, undefined, { 'Retry-After': String(error.retryAfterSeconds) });
     throw error;
   }
 }

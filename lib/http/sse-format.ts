@@ -1,4 +1,4 @@
-import { isSafeSseField, type SseEvent } from '../session/sse-event.js';
+import { isSafeSseField, type SseEvent } from '../store/sse-event.js';
 
 /** One SSE frame. Multi-line data becomes one `data:` line per line, as the SSE spec requires. */
 export function formatSseFrame(fields: { event?: string; id?: string; retry?: number; data: string }): string {

@@ -8,7 +8,7 @@ import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type Logg
 import { DEFAULT_NEGOTIATED_VERSION, isStatelessEraVersion, PRIMING_MIN_VERSION, STATELESS_ERA_VERSIONS } from '../protocol/versions.js';
 import type { RequestInfo } from '../session/session-manager.js';
 import { SseChannel } from '../session/sse-channel.js';
-import type { SseEvent } from '../session/sse-event.js';
+import type { SseEvent } from '../store/sse-event.js';
 import { StatelessClient } from '../session/stateless-client.js';
 import { header } from './headers.js';
 import type { ResolvedOptions } from './options.js';
@@ -139,15 +139,12 @@ async function serveStatelessRequest(
   info: RequestInfo,
 ): Promise<void> {
   const primes = client.protocolVersion >= PRIMING_MIN_VERSION;
-  const persisted = o.never?.openPersistedStream(primes, info.principal);
+  const persisted = o.sessionManager.persistedReplies?.open(primes, info.principal);
   if (persisted) {
     // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
     // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
-    const run = o.stateless.run(request, client, modern, info, (message) => {
-      persisted.stream.send(message);
-      return persisted.stream.listener?.waitForRoom();
-    });
-    void run.done.finally(() => o.never!.completePersistedStream(persisted.stream)).catch(o.onError);
+    const run = o.stateless.run(request, client, modern, info, (message) => persisted.send(message));
+    void run.done.finally(() => persisted.complete()).catch(o.onError);
     await writeStatelessReply(res, persisted.channel, 'sse', modern, o, PERSISTED_PRIMING_HOLD_MS);
     return;
   }

@@ -18,22 +18,6 @@ interface ListenFilter {
   resourceSubscriptions?: string[];
 }
 
-/** Open listen streams of one middleware, so that `close()` can end them gracefully. */
-export class ListenRegistry {
-  readonly open = new Set<() => void>();
-  constructor(
-    readonly max: number,
-    /** Most URIs in one listen's `resourceSubscriptions` (option maxListenFilterUris). */
-    readonly maxFilterUris: number,
-    /** Largest total length of those URIs (option maxListenFilterBytes). */
-    readonly maxFilterBytes: number,
-  ) {}
-
-  closeAll(): void {
-    for (const end of [...this.open]) end();
-  }
-}
-
 /**
  * `subscriptions/listen` (2026-07-28): a long-lived SSE response that carries the opted-in list_changed and
  * resource-updated notifications, each tagged with the subscription id (the listen request's id). It starts with

@@ -1,4 +1,5 @@
-import type { SseEvent } from '../session/sse-event.js';
+import { EVENT_STORE_DEFAULTS } from '../defaults.js';
+import type { SseEvent } from '../store/sse-event.js';
 import type { EventStore, StoredEvent } from '../store/event-store.js';
 import { firstAfter, formatEventId, parseEventId } from '../store/sequenced-event-id.js';
 
@@ -64,9 +65,9 @@ export class RedisEventStore implements EventStore {
 
   constructor(client: RedisEventStoreClient, options: RedisEventStoreOptions = {}) {
     this.client = client;
-    this.keyPrefix = options.keyPrefix ?? 'mcp:events:';
-    this.maxEventsPerStream = options.maxEventsPerStream ?? 1000;
-    this.ttlMs = options.ttlMs ?? 5 * 60_000;
+    this.keyPrefix = options.keyPrefix ?? EVENT_STORE_DEFAULTS.redisKeyPrefix;
+    this.maxEventsPerStream = options.maxEventsPerStream ?? EVENT_STORE_DEFAULTS.maxEventsPerStream;
+    this.ttlMs = options.ttlMs ?? EVENT_STORE_DEFAULTS.ttlMs;
     if (!Number.isInteger(this.maxEventsPerStream) || this.maxEventsPerStream < 1) throw new RangeError('maxEventsPerStream must be a positive integer');
     if (!Number.isInteger(this.ttlMs) || this.ttlMs < 1) throw new RangeError('ttlMs must be a positive integer');
   }

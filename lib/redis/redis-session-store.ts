@@ -1,4 +1,5 @@
-import type { SessionState } from '../session/session-state.js';
+import { SESSION_STORE_DEFAULTS } from '../defaults.js';
+import type { SessionState } from '../store/session-state.js';
 import type { SessionStore } from '../store/session-store.js';
 
 /** The subset of a connected node-redis client (`createClient()`, `redis` v5 or v6) that `RedisSessionStore` uses. */
@@ -26,8 +27,8 @@ export class RedisSessionStore implements SessionStore {
 
   constructor(client: RedisSessionStoreClient, options: RedisSessionStoreOptions = {}) {
     this.client = client;
-    this.keyPrefix = options.keyPrefix ?? 'mcp:session:';
-    this.ttlMs = options.ttlMs ?? 24 * 60 * 60_000;
+    this.keyPrefix = options.keyPrefix ?? SESSION_STORE_DEFAULTS.redisKeyPrefix;
+    this.ttlMs = options.ttlMs ?? SESSION_STORE_DEFAULTS.redisTtlMs;
     if (!Number.isInteger(this.ttlMs) || this.ttlMs < 0) throw new RangeError('ttlMs must be a non-negative integer');
   }
 

@@ -1,3 +1,4 @@
+import { defaultOnError } from '../defaults.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
@@ -40,7 +41,10 @@ export interface McpServerOptions {
    * `InMemoryTaskStore` and the defaults listed in `TaskOptions`.
    */
   tasks?: TaskOptions;
-  /** Receives exceptions thrown by the listeners of server events (list_changed, resource updates). Default: `console.error`. */
+  /**
+   * Receives exceptions thrown by the listeners of server events (list_changed, resource updates). Default: the
+   * `onError` of the `mcpMiddleware` serving this server (whose own default is `console.error`).
+   */
   onError?: (error: unknown) => void;
 }
 
@@ -98,6 +102,8 @@ export class McpServer {
   /** Settings of the extensions declared with `declareExtension`, advertised under `capabilities.extensions`. */
   private readonly extensions = new Map<string, Record<string, unknown>>();
   private capabilitiesCache: ServerCapabilities | undefined;
+  /** Where errors go when `options.onError` is not set: the middleware's `onError` once one serves this server. */
+  private errorSink: (error: unknown) => void = defaultOnError;
   private servedCache: Map<string, RequestHandler> | undefined;
   private taskService: TaskService | undefined;
 
@@ -300,6 +306,11 @@ export class McpServer {
     await this.notificationHandlers.get(method)?.(params, ctx);
   }
 
+  /** @internal The middleware's `onError`, used when this server has no `onError` option of its own. */
+  reportErrorsTo(onError: (error: unknown) => void): void {
+    this.errorSink = onError;
+  }
+
   /** @internal Session managers listen for list_changed and resource updates to route them to clients. */
   addEventListener(listener: ServerEventListener): () => void {
     this.listeners.add(listener);
@@ -318,7 +329,7 @@ export class McpServer {
         listener(event);
       } catch (error) {
         // A listener that throws must not stop the others.
-        (this.options.onError ?? ((e: unknown) => console.error('[mcp-express]', e)))(error);
+        (this.options.onError ?? this.errorSink)(error);
       }
     }
   }

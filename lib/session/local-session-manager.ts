@@ -13,11 +13,13 @@ import type { EventStore } from '../store/event-store.js';
 import type { SessionStore } from '../store/session-store.js';
 import { LocalSession, type LocalSessionSettings, type SessionRequestChannel } from './local-session.js';
 import type { OutboundStream } from './outbound-stream.js';
-import type { SseStream } from './sse-event.js';
+import type { SseStream } from '../store/sse-event.js';
 import { closedStream, replayFromStore } from './store-replay.js';
-import { SessionNotFoundError, type RequestInfo, type SessionManager, type TransportSettings } from './session-manager.js';
-import type { SessionState } from './session-state.js';
-import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_SSE_RETRY } from '../defaults.js';
+import { SessionNotFoundError, ShuttingDownError, TooManySessionsError } from './errors.js';
+import type { RequestInfo, SessionManager, TransportSettings } from './session-manager.js';
+import type { SessionState } from '../store/session-state.js';
+import { parseLocalEventId, parseLocalStreamKey } from './local-event-id.js';
+import { defaultOnError, LOCAL_SESSION_DEFAULTS, MIDDLEWARE_DEFAULTS } from '../defaults.js';
 
 export interface LocalSessionManagerOptions {
   /** A session with no request and no traffic on its GET stream for this long (ms) ends; its id then answers 404. Defaults to 1800000 (30 minutes). */
@@ -63,27 +65,11 @@ export interface LocalSessionManagerOptions {
    * TTL keeps sessions that are active (state changes are written at once). Defaults to `300000` (5 minutes).
    */
   sessionStoreRefreshInterval?: number;
-  /** Called with store failures and other errors that cannot reach a client. Defaults to `console.error`. */
+  /**
+   * Called with store failures, handler failures and other errors that cannot reach a client. Defaults to the
+   * `onError` of the `mcpMiddleware` it serves (whose own default is `console.error`).
+   */
   onError?: (error: unknown) => void;
-}
-
-/** No session can be created or restored right now: the HTTP layer answers 503 with `Retry-After`. */
-export class SessionsUnavailableError extends Error {}
-
-/** Thrown for new or restored sessions after `shutdown()`. */
-export class ShuttingDownError extends SessionsUnavailableError {
-  constructor() {
-    super('This server is shutting down and takes no new sessions; try again later.');
-    this.name = 'ShuttingDownError';
-  }
-}
-
-/** Thrown when `maxSessions` are open. */
-export class TooManySessionsError extends SessionsUnavailableError {
-  constructor(limit: number) {
-    super(`This server holds its maximum of ${limit} sessions; try again later or raise maxSessions.`);
-    this.name = 'TooManySessionsError';
-  }
 }
 
 /** Rounds of emulated input_required in a session before the request fails (a handler that never settles). */
@@ -106,7 +92,9 @@ export class LocalSessionManager implements SessionManager {
   private readonly eventStore: EventStore | undefined;
   private readonly sessionStore: SessionStore | undefined;
   private readonly storeRefreshInterval: number;
-  private readonly onError: (error: unknown) => void;
+  /** Errors no client can be told about: the `onError` option, else the middleware's (see `attach`). */
+  private readonly onError = (error: unknown): void => (this.ownOnError ?? this.settings.onError)(error);
+  private readonly ownOnError: ((error: unknown) => void) | undefined;
   private readonly sessionSettings: LocalSessionSettings;
   private readonly maxClientMetadataBytes: number;
   private readonly maxRequestsPerSession: number;
@@ -114,31 +102,31 @@ export class LocalSessionManager implements SessionManager {
   /** Bytes of JSON text every session of this manager keeps for resumes. */
   private retainedBytes = 0;
   private server: McpServer | undefined;
-  private settings: TransportSettings = { sseRetry: DEFAULT_SSE_RETRY, maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES };
+  private settings: TransportSettings = { sseRetry: MIDDLEWARE_DEFAULTS.sseRetry, maxBufferedBytes: MIDDLEWARE_DEFAULTS.maxBufferedBytesPerStream, onError: defaultOnError };
   private sweepTimer: NodeJS.Timeout | undefined;
   private shuttingDown = false;
   private detachServer: (() => void) | undefined;
 
   constructor(options: LocalSessionManagerOptions = {}) {
-    this.idleTimeout = options.sessionIdleTimeout ?? 30 * 60_000;
-    this.maxSessions = options.maxSessions ?? 10_000;
+    this.idleTimeout = options.sessionIdleTimeout ?? LOCAL_SESSION_DEFAULTS.sessionIdleTimeout;
+    this.maxSessions = options.maxSessions ?? LOCAL_SESSION_DEFAULTS.maxSessions;
     this.eventStore = options.eventStore;
     this.sessionStore = options.sessionStore;
-    this.storeRefreshInterval = options.sessionStoreRefreshInterval ?? 5 * 60_000;
-    this.onError = options.onError ?? ((error) => console.error('[mcp-express]', error));
-    this.maxClientMetadataBytes = positive(options.maxClientMetadataBytes, 'maxClientMetadataBytes') ?? 16 * 1024;
-    this.maxRequestsPerSession = positive(options.maxRequestsPerSession, 'maxRequestsPerSession') ?? 100;
-    this.maxRetainedBytes = positive(options.maxRetainedBytes, 'maxRetainedBytes') ?? 32 * 1024 * 1024;
-    const completedStreamTtl = options.completedStreamTtl ?? 60_000;
+    this.storeRefreshInterval = options.sessionStoreRefreshInterval ?? LOCAL_SESSION_DEFAULTS.sessionStoreRefreshInterval;
+    this.ownOnError = options.onError;
+    this.maxClientMetadataBytes = positive(options.maxClientMetadataBytes, 'maxClientMetadataBytes') ?? LOCAL_SESSION_DEFAULTS.maxClientMetadataBytes;
+    this.maxRequestsPerSession = positive(options.maxRequestsPerSession, 'maxRequestsPerSession') ?? LOCAL_SESSION_DEFAULTS.maxRequestsPerSession;
+    this.maxRetainedBytes = positive(options.maxRetainedBytes, 'maxRetainedBytes') ?? LOCAL_SESSION_DEFAULTS.maxRetainedBytes;
+    const completedStreamTtl = options.completedStreamTtl ?? LOCAL_SESSION_DEFAULTS.completedStreamTtl;
     this.sessionSettings = {
-      streamCacheSize: options.streamCacheSize ?? 64,
-      maxRetainedBytesPerSession: positive(options.maxRetainedBytesPerSession, 'maxRetainedBytesPerSession') ?? 4 * 1024 * 1024,
-      maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES,
+      streamCacheSize: options.streamCacheSize ?? LOCAL_SESSION_DEFAULTS.streamCacheSize,
+      maxRetainedBytesPerSession: positive(options.maxRetainedBytesPerSession, 'maxRetainedBytesPerSession') ?? LOCAL_SESSION_DEFAULTS.maxRetainedBytesPerSession,
+      maxBufferedBytes: MIDDLEWARE_DEFAULTS.maxBufferedBytesPerStream,
       onRetainedBytes: (delta) => this.retained(delta),
-      maxRetainedStreams: options.maxRetainedStreams ?? 64,
+      maxRetainedStreams: options.maxRetainedStreams ?? LOCAL_SESSION_DEFAULTS.maxRetainedStreams,
       completedStreamTtl,
-      maxShadowStreams: options.maxShadowStreams ?? 32,
-      sseRetry: DEFAULT_SSE_RETRY,
+      maxShadowStreams: options.maxShadowStreams ?? LOCAL_SESSION_DEFAULTS.maxShadowStreams,
+      sseRetry: MIDDLEWARE_DEFAULTS.sseRetry,
       eventStore: this.eventStore,
       onError: this.onError,
       onStateChange: (session) => this.persist(session),
@@ -325,7 +313,7 @@ export class LocalSessionManager implements SessionManager {
     }
     const streamId = this.eventStore.streamIdOf(lastEventId);
     if (!streamId || !streamId.startsWith(`${sessionId}/`)) return closedStream();
-    const position = parseLocalKey(streamId.slice(sessionId.length + 1));
+    const position = parseLocalStreamKey(streamId.slice(sessionId.length + 1));
     if (!position) return closedStream();
     if (position.incarnation !== session.incarnation) {
       if (position.index === 0) return session.connectStandalone(standaloneRetry);
@@ -524,18 +512,6 @@ function jsonBytes(value: unknown): number {
 function positive(value: number | undefined, name: string): number | undefined {
   if (value !== undefined && !(typeof value === 'number' && value > 0)) throw new TypeError(`LocalSessionManager option ${name} must be a positive number (got ${String(value)}).`);
   return value;
-}
-
-/** `<incarnation>.<index>/<seq>`, the local event id format. */
-export function parseLocalEventId(eventId: string): { incarnation: string; index: number; seq: number } | undefined {
-  const match = /^([0-9a-f]{8})\.(\d{1,9})\/(\d{1,15})$/.exec(eventId);
-  return match ? { incarnation: match[1], index: Number(match[2]), seq: Number(match[3]) } : undefined;
-}
-
-/** `<incarnation>.<index>`, a stream's local key (the tail of its EventStore stream id). */
-function parseLocalKey(key: string): { incarnation: string; index: number } | undefined {
-  const match = /^([0-9a-f]{8})\.(\d{1,9})$/.exec(key);
-  return match ? { incarnation: match[1], index: Number(match[2]) } : undefined;
 }
 
 /** The session serves this caller: it is not being deleted, and it is theirs (or nobody's). */

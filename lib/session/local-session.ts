@@ -8,9 +8,10 @@ import type { ClientView } from '../server/client-view.js';
 import type { OutgoingRequestOptions, RequestChannel } from '../server/request-channel.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { EventStore } from '../store/event-store.js';
+import { formatLocalStreamKey } from './local-event-id.js';
 import { OutboundStream } from './outbound-stream.js';
 import { SseChannel } from './sse-channel.js';
-import type { SessionState } from './session-state.js';
+import type { SessionState } from '../store/session-state.js';
 
 /** Resource subscriptions one session may hold, and the longest URI it may subscribe to. */
 const MAX_SUBSCRIPTIONS = 1000;
@@ -306,7 +307,7 @@ export class LocalSession implements ClientView {
   }
 
   private newStream(index: number): OutboundStream {
-    const localKey = `${this.incarnation}.${index}`;
+    const localKey = formatLocalStreamKey(this.incarnation, index);
     return new OutboundStream({
       index,
       localKey,

@@ -3,12 +3,12 @@ import { principalTag } from '../server/request-state.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { EventStore } from '../store/event-store.js';
-import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_SSE_RETRY } from '../defaults.js';
+import { defaultOnError, MIDDLEWARE_DEFAULTS, NEVER_SESSION_DEFAULTS } from '../defaults.js';
 import { OutboundStream } from './outbound-stream.js';
 import { SseChannel } from './sse-channel.js';
-import type { SseStream } from './sse-event.js';
+import type { SseStream } from '../store/sse-event.js';
 import { closedStream, replayFromStore } from './store-replay.js';
-import type { RequestInfo, SessionManager, TransportSettings } from './session-manager.js';
+import type { PersistedReplies, RequestInfo, SessionManager, TransportSettings } from './session-manager.js';
 
 export interface NeverSessionManagerOptions {
   /**
@@ -21,7 +21,10 @@ export interface NeverSessionManagerOptions {
   streamCacheSize?: number;
   /** Bytes of JSON text those events may take per stream; the oldest go first. Defaults to `4194304` (4 MiB). */
   streamCacheBytes?: number;
-  /** Called with store failures that cannot reach a client. Defaults to `console.error`. */
+  /**
+   * Called with store failures that cannot reach a client. Defaults to the `onError` of the `mcpMiddleware` it
+   * serves (whose own default is `console.error`).
+   */
   onError?: (error: unknown) => void;
 }
 
@@ -44,27 +47,49 @@ export class NeverSessionManager implements SessionManager {
   readonly eventStore: EventStore | undefined;
   private readonly streamCacheSize: number;
   private readonly streamCacheBytes: number;
-  private readonly onError: (error: unknown) => void;
+  /** Errors no client can be told about: the `onError` option, else the middleware's (see `attach`). */
+  private readonly onError = (error: unknown): void => (this.ownOnError ?? this.settings.onError)(error);
+  private readonly ownOnError: ((error: unknown) => void) | undefined;
   private readonly live = new Map<string, OutboundStream>();
-  private settings: TransportSettings = { sseRetry: DEFAULT_SSE_RETRY, maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES };
+  private replies: PersistedReplies | undefined;
+  private settings: TransportSettings = { sseRetry: MIDDLEWARE_DEFAULTS.sseRetry, maxBufferedBytes: MIDDLEWARE_DEFAULTS.maxBufferedBytesPerStream, onError: defaultOnError };
 
   constructor(options: NeverSessionManagerOptions = {}) {
     this.eventStore = options.eventStore;
-    this.streamCacheSize = options.streamCacheSize ?? 64;
-    this.streamCacheBytes = options.streamCacheBytes ?? 4 * 1024 * 1024;
-    this.onError = options.onError ?? ((error) => console.error('[mcp-express]', error));
+    this.streamCacheSize = options.streamCacheSize ?? NEVER_SESSION_DEFAULTS.streamCacheSize;
+    this.streamCacheBytes = options.streamCacheBytes ?? NEVER_SESSION_DEFAULTS.streamCacheBytes;
+    this.ownOnError = options.onError;
   }
 
   attach(_server: McpServer, settings: TransportSettings): void {
     this.settings = settings;
   }
 
+  /** Resumable stateless replies when an EventStore is configured. */
+  get persistedReplies(): PersistedReplies | undefined {
+    if (!this.eventStore) return undefined;
+    return (this.replies ??= {
+      open: (primes, principal) => {
+        const { stream, channel } = this.openPersistedStream(primes, principal);
+        return {
+          channel,
+          send: (message) => {
+            stream.send(message);
+            return stream.listener?.waitForRoom();
+          },
+          complete: () => this.completePersistedStream(stream),
+        };
+      },
+      resume: (lastEventId, principal) => this.resumeStateless(lastEventId, principal),
+    });
+  }
+
   /**
-   * @internal A persisted stream for one stateless request: primed (for 2025-11-25+), stored event by event, resumable with
+   * A persisted stream for one stateless request: primed (for 2025-11-25+), stored event by event, resumable with
    * `Last-Event-ID` until its store forgets it.
    */
-  openPersistedStream(primes: boolean, principal?: string): { stream: OutboundStream; channel: SseChannel } | undefined {
-    if (!this.eventStore) return undefined;
+  private openPersistedStream(primes: boolean, principal: string | undefined): { stream: OutboundStream; channel: SseChannel } {
+    if (!this.eventStore) throw new Error('NeverSessionManager: persisted replies need an eventStore');
     const streamId = persistedStreamId(principal);
     const stream = new OutboundStream({
       index: 0,
@@ -84,8 +109,8 @@ export class NeverSessionManager implements SessionManager {
     return { stream, channel };
   }
 
-  /** @internal The request of a persisted stream finished. */
-  completePersistedStream(stream: OutboundStream): void {
+  /** The request of a persisted stream finished. */
+  private completePersistedStream(stream: OutboundStream): void {
     stream.complete(Date.now());
     this.live.delete(stream.streamId);
   }
@@ -95,7 +120,7 @@ export class NeverSessionManager implements SessionManager {
    * principal that made the request may resume it, and only stateless streams (never a session's, should the
    * store be shared with a LocalSessionManager).
    */
-  resumeStateless(lastEventId: string, principal?: string): SseStream {
+  private resumeStateless(lastEventId: string, principal: string | undefined): SseStream {
     const store = this.eventStore;
     const streamId = store?.streamIdOf(lastEventId);
     if (!store || !streamId || !PERSISTED_STREAM_ID.test(streamId) || !streamId.startsWith(`stateless:${principalTag(principal)}:`)) {

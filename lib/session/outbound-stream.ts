@@ -1,8 +1,9 @@
 import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js';
 import type { EventStore } from '../store/event-store.js';
+import { formatLocalEventId } from './local-event-id.js';
 import { SseChannel } from './sse-channel.js';
-import { isSafeSseField, type SseEvent } from './sse-event.js';
+import { isSafeSseField, type SseEvent } from '../store/sse-event.js';
 
 export interface OutboundStreamOptions {
   /** Session-scoped number of the stream; 0 is the standalone (GET) stream. */
@@ -26,6 +27,11 @@ export interface OutboundStreamOptions {
   onStoreError: (error: unknown) => void;
   /** Told of every change in the bytes the recent-events log holds (the session's and process's budgets). */
   onCacheBytes?: (delta: number) => void;
+}
+
+/** An event in a stream's log: its position in the stream, for local resume. */
+interface LoggedEvent extends SseEvent {
+  seq?: number;
 }
 
 /**
@@ -53,7 +59,7 @@ export class OutboundStream {
   /** The session ended: nothing may attach any more (a resume queued behind store writes ends at once). */
   private closed = false;
   private seq = 0;
-  private cache: SseEvent[] = [];
+  private cache: LoggedEvent[] = [];
   /** Bytes of JSON text in `cache`. */
   private cacheBytes = 0;
   private readonly cacheLimit: number;
@@ -108,7 +114,7 @@ export class OutboundStream {
     if (this.eventStore) {
       this.emit({ retry });
     } else {
-      this.lastId = `${this.localKey}/${this.seq}`;
+      this.lastId = formatLocalEventId(this.localKey, this.seq);
       this.deliver({ id: this.lastId, retry });
     }
   }
@@ -146,7 +152,7 @@ export class OutboundStream {
   connect(primingRetry: number | undefined): SseChannel {
     const channel = this.newChannel();
     this.after(() => {
-      if (primingRetry !== undefined && !this.eventStore) channel.push({ id: `${this.localKey}/${this.deliveredSeq}`, retry: primingRetry });
+      if (primingRetry !== undefined && !this.eventStore) channel.push({ id: formatLocalEventId(this.localKey, this.deliveredSeq), retry: primingRetry });
       this.replayInto(channel, this.deliveredSeq);
       this.adopt(channel);
     });
@@ -205,7 +211,7 @@ export class OutboundStream {
   }
 
   private emit(partial: { message?: JsonRpcMessage; retry?: number }): boolean {
-    const event: SseEvent & { seq?: number } = partial;
+    const event: LoggedEvent = partial;
     if (event.message !== undefined) {
       const data = serialise(event.message, this.onStoreError);
       if (data === undefined) return false;
@@ -214,7 +220,7 @@ export class OutboundStream {
     }
     event.seq = ++this.seq;
     if (!this.eventStore) {
-      event.id = `${this.localKey}/${event.seq}`;
+      event.id = formatLocalEventId(this.localKey, event.seq);
       this.record(event);
       return true;
     }
@@ -234,7 +240,7 @@ export class OutboundStream {
     return true;
   }
 
-  private record(event: SseEvent): void {
+  private record(event: LoggedEvent): void {
     if (event.id !== undefined) this.lastId = event.id;
     const size = event.data?.length ?? 0;
     this.cache.push(event);
@@ -249,7 +255,7 @@ export class OutboundStream {
     this.deliver(event);
   }
 
-  private deliver(event: SseEvent): void {
+  private deliver(event: LoggedEvent): void {
     if (this.listener?.push(event)) {
       if (event.seq !== undefined) this.deliveredSeq = event.seq;
     }
@@ -296,7 +302,7 @@ export class OutboundStream {
    */
   private overflow(channel: SseChannel): void {
     if (this.listener !== channel) return;
-    const firstUnread = channel.peek()?.seq;
+    const firstUnread = (channel.peek() as LoggedEvent | undefined)?.seq;
     const resumable = this.eventStore !== undefined;
     if (firstUnread !== undefined) this.deliveredSeq = Math.min(this.deliveredSeq, firstUnread - 1);
     channel.clear();
@@ -363,14 +369,5 @@ function serialise(message: JsonRpcMessage, onError: (error: unknown) => void): 
       error: { code: -32603, message: `Internal error: the result could not be serialised as JSON (${(error as Error).message})` },
     };
     return { text: JSON.stringify(replacement), message: replacement };
-  }
-}
-
-declare module './sse-event.js' {
-  interface SseEvent {
-    /** @internal Position in its stream, for local resume. */
-    seq?: number;
-    /** @internal The message's JSON text, made once when it was sent. */
-    data?: string;
   }
 }

@@ -1,7 +1,8 @@
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { AuthInfo } from '../protocol/types.js';
 import type { McpServer } from '../server/mcp-server.js';
-import type { SseStream } from './sse-event.js';
+import type { SseChannel } from './sse-channel.js';
+import type { SseStream } from '../store/sse-event.js';
 
 /** What the HTTP layer knows about the request a message came in. */
 export interface RequestInfo {
@@ -22,14 +23,29 @@ export interface TransportSettings {
   sseRetry: number;
   /** Bytes that may wait for a slow reader on one SSE connection (the middleware's `maxBufferedBytesPerStream`). */
   maxBufferedBytes: number;
+  /** The middleware's `onError`: where a manager without an `onError` of its own reports. */
+  onError: (error: unknown) => void;
 }
 
-/** Thrown for an id that is unknown, expired, deleted or owned by another principal: the HTTP layer answers 404. */
-export class SessionNotFoundError extends Error {
-  constructor(sessionId: string) {
-    super(`Session not found: ${sessionId}. It expired or was deleted; start a new one with initialize.`);
-    this.name = 'SessionNotFoundError';
-  }
+/** One stateless reply stored event by event, so that the client can resume it with `Last-Event-ID`. */
+export interface PersistedReply {
+  /** The reply's events (priming first), for the HTTP layer to write. */
+  readonly channel: SseChannel;
+  /** Stores and sends a message; a promise while the reader is behind (it settles when there is room). */
+  send(message: JsonRpcMessage): Promise<void> | undefined;
+  /** The request finished: the stream ends after what is queued. */
+  complete(): void;
+}
+
+/**
+ * Resumable stateless replies, for a session manager with an EventStore: each reply is stored, a disconnect does
+ * not cancel its request, and GET with `Last-Event-ID` replays it on any instance sharing the store.
+ */
+export interface PersistedReplies {
+  /** A reply for one request; `primes` sends a priming event first (clients of 2025-11-25 and later). */
+  open(primes: boolean, principal: string | undefined): PersistedReply;
+  /** The events of a reply after `lastEventId`, following it live where it runs here; empty for another principal's. */
+  resume(lastEventId: string, principal: string | undefined): SseStream;
 }
 
 /**
@@ -40,6 +56,8 @@ export class SessionNotFoundError extends Error {
 export interface SessionManager {
   /** Whether this manager creates sessions; false makes GET/DELETE answer 405. */
   readonly stateful: boolean;
+  /** Set when stateless replies are resumable (a stateless manager with an EventStore). */
+  readonly persistedReplies?: PersistedReplies;
   /** Binds the manager to the server it dispatches to. Called once by `mcpMiddleware`. */
   attach(server: McpServer, settings: TransportSettings): void;
   /** Runs `initialize`: creates a session and returns its id with the stream carrying the initialize result. */

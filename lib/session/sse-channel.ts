@@ -1,4 +1,4 @@
-import type { SseEvent } from './sse-event.js';
+import type { SseEvent } from '../store/sse-event.js';
 
 /**
  * A live connection's queue of events, consumed by the HTTP layer with `for await`. `end()` lets the consumer

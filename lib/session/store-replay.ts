@@ -1,6 +1,6 @@
 import type { EventStore } from '../store/event-store.js';
 import { SseChannel } from './sse-channel.js';
-import type { SseEvent, SseStream } from './sse-event.js';
+import type { SseEvent, SseStream } from '../store/sse-event.js';
 
 /** The events an EventStore holds after `lastEventId`, as a finite stream (a store failure ends it). */
 export async function* replayFromStore(store: EventStore, lastEventId: string, onError: (error: unknown) => void): AsyncGenerator<SseEvent> {

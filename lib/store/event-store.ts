@@ -1,4 +1,4 @@
-import type { SseEvent } from '../session/sse-event.js';
+import type { SseEvent } from './sse-event.js';
 
 /** An event as a store gives it back: its original id and what it carried. */
 export interface StoredEvent {

@@ -1,4 +1,5 @@
-import type { SseEvent } from '../session/sse-event.js';
+import { EVENT_STORE_DEFAULTS } from '../defaults.js';
+import type { SseEvent } from './sse-event.js';
 import type { EventStore, StoredEvent } from './event-store.js';
 import { firstAfter, formatEventId, parseEventId } from './sequenced-event-id.js';
 
@@ -76,10 +77,10 @@ export class InMemoryEventStore implements EventStore {
   private seq = 0;
 
   constructor(options: InMemoryEventStoreOptions = {}) {
-    this.maxEventsPerStream = options.maxEventsPerStream ?? 1000;
-    this.ttlMs = options.ttlMs ?? 5 * 60_000;
-    this.maxStreams = options.maxStreams ?? 10_000;
-    this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+    this.maxEventsPerStream = options.maxEventsPerStream ?? EVENT_STORE_DEFAULTS.maxEventsPerStream;
+    this.ttlMs = options.ttlMs ?? EVENT_STORE_DEFAULTS.ttlMs;
+    this.maxStreams = options.maxStreams ?? EVENT_STORE_DEFAULTS.maxStreams;
+    this.maxBytes = options.maxBytes ?? EVENT_STORE_DEFAULTS.maxBytes;
     this.ownerOf = options.ownerOf ?? defaultOwnerOf;
   }
 

@@ -1,4 +1,5 @@
-import type { SessionState } from '../session/session-state.js';
+import { SESSION_STORE_DEFAULTS } from '../defaults.js';
+import type { SessionState } from './session-state.js';
 import type { SessionStore } from './session-store.js';
 
 export interface InMemorySessionStoreOptions {
@@ -15,7 +16,7 @@ export class InMemorySessionStore implements SessionStore {
   private readonly ttlMs: number;
 
   constructor(options: InMemorySessionStoreOptions = {}) {
-    this.ttlMs = options.ttlMs ?? 0;
+    this.ttlMs = options.ttlMs ?? SESSION_STORE_DEFAULTS.inMemoryTtlMs;
   }
 
   async load(sessionId: string): Promise<SessionState | undefined> {

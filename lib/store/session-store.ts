@@ -1,4 +1,4 @@
-import type { SessionState } from '../session/session-state.js';
+import type { SessionState } from './session-state.js';
 
 /**
  * Where sessions live beyond one process. Any instance that gets a request for a session it does not hold

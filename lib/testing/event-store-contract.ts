@@ -2,7 +2,7 @@
  * The contract every `EventStore` passes (the in-memory and Redis stores, and yours):
  * `describeEventStoreContract('MyEventStore', () => new MyEventStore())` at the top level of a jest test file.
  */
-import type { SseEvent } from '../session/sse-event.js';
+import type { SseEvent } from '../store/sse-event.js';
 import type { EventStore, StoredEvent } from '../store/event-store.js';
 import { testGlobals } from './test-globals.js';
 

@@ -2,7 +2,7 @@
  * The contract every `SessionStore` passes (the in-memory and Redis stores, and yours):
  * `describeSessionStoreContract('MySessionStore', () => new MySessionStore())` at the top level of a jest test file.
  */
-import type { SessionState } from '../session/session-state.js';
+import type { SessionState } from '../store/session-state.js';
 import type { SessionStore } from '../store/session-store.js';
 import type { StoreTtlCheck } from './event-store-contract.js';
 import { testGlobals } from './test-globals.js';

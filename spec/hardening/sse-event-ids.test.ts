@@ -6,7 +6,7 @@
  */
 import { InMemoryEventStore, LocalSessionManager, type EventStore, type SseEvent, type StoredEvent } from '../../lib/index.js';
 import { formatSseFrame, formatStreamEvent } from '../../lib/http/sse-format.js';
-import { isSafeSseField } from '../../lib/session/sse-event.js';
+import { isSafeSseField } from '../../lib/store/sse-event.js';
 import { isResponseTo, openSession, parseSse, postMessage, sseMessages, startHarness, toolCall, type Harness } from '../helpers/http-helpers.js';
 import { ErrorLog } from './fixtures.js';
 

@@ -1,4 +1,5 @@
 /** Fixtures shared by the specs of spec/session (not a test file itself). */
+import { parseLocalEventId, type LocalEventPosition } from '../../lib/session/local-event-id.js';
 import { z } from 'zod';
 import { InMemoryEventStore, McpServer, type EventStore, type SseEvent, type StoredEvent } from '../../lib/index.js';
 import type { RequestContext } from '../../lib/index.js';
@@ -78,13 +79,14 @@ export function eventIds(body: string): string[] {
 
 export { parseSse, sseMessages };
 
-/** `<8 hex incarnation>.<stream index>/<seq>`. */
+/** The wire format of local event ids, as the spec expects it (an oracle, independent of lib's parser). */
 export const LOCAL_EVENT_ID = /^([0-9a-f]{8})\.(\d+)\/(\d+)$/;
 
-export function parseLocalId(id: string): { incarnation: string; index: number; seq: number } {
-  const match = LOCAL_EVENT_ID.exec(id);
-  if (!match) throw new Error(`not a local event id: ${id}`);
-  return { incarnation: match[1], index: Number(match[2]), seq: Number(match[3]) };
+/** The parts of a local event id (`<8 hex incarnation>.<stream index>/<seq>`); throws for anything else. */
+export function parseLocalId(id: string): LocalEventPosition {
+  const position = parseLocalEventId(id);
+  if (!position) throw new Error(`not a local event id: ${id}`);
+  return position;
 }
 
 /**

@@ -8,6 +8,11 @@ export interface SseEvent {
   id?: string;
   message?: JsonRpcMessage;
   retry?: number;
+  /**
+   * The message's JSON text, when the sender already made it: written as is (a message is serialised once), and
+   * stores may measure or keep it instead of serialising again. Without `message`, it alone is the message.
+   */
+  data?: string;
 }
 
 /** What a session manager hands the HTTP layer: the events of one SSE response, in order. */
