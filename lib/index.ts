@@ -54,6 +54,8 @@ export type { EventStore, StoredEvent } from './store/event-store.js';
 export type { SessionStore } from './store/session-store.js';
 export { InMemorySessionStore, type InMemorySessionStoreOptions } from './store/in-memory-session-store.js';
 export { InMemoryEventStore, type InMemoryEventStoreOptions } from './store/in-memory-event-store.js';
+export type { MessageBus } from './store/message-bus.js';
+export { InMemoryMessageBus } from './store/in-memory-message-bus.js';
 
 export { requireBearerAuth, type BearerAuthOptions, type OAuthTokenVerifier } from './auth/bearer-auth.js';
 export { InvalidTokenError, InsufficientScopeError } from './auth/errors.js';
