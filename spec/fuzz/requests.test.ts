@@ -7,7 +7,7 @@
  * the shape their method promises.
  */
 import fc from 'fast-check';
-import { anyKey, encode, nastyString, prototypeKey, requestCase, unprintable, type Era, type RequestCase } from './arbitraries.js';
+import { anyKey, encode, hostileValue, nastyString, prototypeKey, requestCase, unprintable, type Era, type RequestCase } from './arbitraries.js';
 import { ACCEPT_BOTH, CONFIG_NAMES, MODERN, PRINCIPAL_HEADER, PROMPT_NAMES, RESOURCE_TEMPLATE, SEED, envelope, expectStillServing, modernHeaders, runs, sessionHeaders, useTargets, type FuzzTarget } from './fixture.js';
 import { checkAnswer, checkEchoedId, checkResultShape, isValidId, responsesOf } from './oracles.js';
 
@@ -66,6 +66,37 @@ describe.each(CONFIG_NAMES.map((name, index) => [name, index] as const))('%s', (
         }
       }),
       { seed: SEED + 10 * index + 6, numRuns: runs(60) },
+    );
+  });
+
+  it('answers a 2026-07-28 retry that carries its own requestState and any answers', async () => {
+    const target = targets.get(name);
+    const answer = fc.oneof(
+      fc.record({ action: fc.constantFrom('accept', 'decline', 'cancel'), content: fc.dictionary(fc.oneof(fc.constantFrom('secret', 'colour', 'name'), anyKey), hostileValue, { maxKeys: 3 }) }, { requiredKeys: [] }),
+      hostileValue,
+    );
+    const retry = fc.record({
+      tool: fc.constantFrom('two_step', 'ask'),
+      answers: fc.oneof(fc.dictionary(fc.oneof(fc.constantFrom('first', 'second', 'name'), anyKey), answer, { maxKeys: 3 }), hostileValue),
+      capabilities: fc.constantFrom({ elicitation: {} }, {}),
+    });
+    await fc.assert(
+      fc.asyncProperty(retry, async ({ tool, answers, capabilities }) => {
+        const call = (id: number, extra: Record<string, unknown>) =>
+          target.client.send({
+            method: 'POST',
+            headers: modernHeaders('alice', 'tools/call', tool),
+            body: encode({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: {}, _meta: envelope(capabilities), ...extra } }),
+          });
+        const first = await call(1, {});
+        checkAnswer(first);
+        const requestState = (responsesOf(first)[0]?.result as { requestState?: unknown } | undefined)?.requestState;
+        const res = await call(2, requestState === undefined ? { inputResponses: answers } : { inputResponses: answers, requestState });
+        checkAnswer(res);
+        checkEchoedId(res, 2);
+        checkResultShape(res, 'tools/call');
+      }),
+      { seed: SEED + 10 * index + 7, numRuns: runs(40) },
     );
   });
 
