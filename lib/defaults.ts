@@ -36,6 +36,20 @@ export const MIDDLEWARE_DEFAULTS = {
   maxBufferedBytesPerStream: 1024 * 1024,
 } as const;
 
+/**
+ * Host names the Host check allows when `allowedHosts` is not given: loopback only, any port (DNS rebinding
+ * protection). Exported as `LOOPBACK_HOSTS`, so a list of public names can keep them:
+ * `allowedHosts: [...LOOPBACK_HOSTS, 'mcp.example.com']`.
+ */
+export const LOOPBACK_HOSTS: readonly string[] = Object.freeze(['localhost', '127.0.0.1', '[::1]']);
+
+export const CORS_DEFAULTS = {
+  /** Chromium caps `Access-Control-Max-Age` at two hours; longer values buy nothing there. */
+  maxAge: 7200,
+  /** Bearer tokens travel in `Authorization`, which needs no credentials mode; cookies are opt-in. */
+  credentials: false,
+} as const;
+
 // --- LocalSessionManager ----------------------------------------------------------------------------------------
 
 export const LOCAL_SESSION_DEFAULTS = {
@@ -54,6 +68,13 @@ export const LOCAL_SESSION_DEFAULTS = {
   /** Resumes of normal replies never notice; megabyte echoes cannot pile up. */
   maxRetainedBytesPerSession: 4 * 1024 * 1024,
   maxRetainedBytes: 32 * 1024 * 1024,
+  /**
+   * How long a running request's stream lease lasts without renewal (renewed every third of it): a resume finds
+   * the stream's instance lost at most this long after it died.
+   */
+  leaseTtlMs: 10_000,
+  /** How often a resume of a stream running on another instance reads the EventStore for new events. */
+  remoteFollowInterval: 100,
 } as const;
 
 // --- NeverSessionManager ----------------------------------------------------------------------------------------

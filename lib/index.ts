@@ -2,6 +2,8 @@
 export { mcpMiddleware } from './mcp-middleware.js';
 export type { McpRequestHandler } from './http/mcp-middleware.js';
 export type { McpMiddlewareOptions } from './http/options.js';
+export type { McpCorsOptions } from './http/cors.js';
+export { LOOPBACK_HOSTS } from './defaults.js';
 
 export { McpServer, type McpServerOptions, type RequestHandler, type NotificationHandler, type NotificationContext } from './server/mcp-server.js';
 export { RequestContext } from './server/request-context.js';

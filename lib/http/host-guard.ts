@@ -1,11 +1,14 @@
-/** Host names allowed by default: loopback only, any port (DNS rebinding protection). */
-export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+import { LOOPBACK_HOSTS } from '../defaults.js';
+
+export { LOOPBACK_HOSTS };
 
 export interface HostGuardSettings {
   /** Lower-cased entries; an entry without a port allows any port. Undefined: no Host check. */
   allowedHosts: readonly string[] | undefined;
   /** Exact origins (`scheme://host[:port]`). Undefined: an Origin must name an allowed host. False: no Origin check. */
   allowedOrigins: readonly string[] | undefined | false;
+  /** Origins of the `cors` option: allowed as well, whatever `allowedOrigins` says. */
+  corsOrigins?: readonly string[] | undefined;
 }
 
 export type GuardVerdict = { ok: true } | { ok: false; status: number; message: string };
@@ -54,11 +57,12 @@ export function checkHostAndOrigin(host: string | undefined, origin: string | un
       return {
         ok: false,
         status: 403,
-        message: `Forbidden: Host header "${host}" is not allowed. Add it to the allowedHosts option of mcpMiddleware (or set allowedHosts: false to turn the check off behind a trusted proxy).`,
+        message: `Forbidden: Host header "${host}" is not allowed. Add it to the allowedHosts option of mcpMiddleware; a list replaces the loopback defaults, so keep them with allowedHosts: [...LOOPBACK_HOSTS, 'your.host'] (or set allowedHosts: false to turn the check off behind a trusted proxy).`,
       };
     }
   }
   if (origin === undefined || settings.allowedOrigins === false) return OK;
+  if (settings.corsOrigins?.includes(origin.toLowerCase())) return OK;
   if (settings.allowedOrigins) {
     if (settings.allowedOrigins.includes(origin.toLowerCase())) return OK;
   } else {

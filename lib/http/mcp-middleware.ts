@@ -8,15 +8,33 @@ import { resolveOptions, type DefaultSessionManagerFactory, type McpMiddlewareOp
 import { handlePost } from './post-handler.js';
 import { sendError } from './respond.js';
 import { SessionsUnavailableError } from '../session/errors.js';
+import { createBodyParserErrorHandler } from './body-parser-errors.js';
+import { applyCors, createCorsHandler } from './cors.js';
+import { isMcpPath, type MountedRequest } from './mount-path.js';
 
 type NextFunction = (error?: unknown) => void;
-type ExpressLikeRequest = IncomingMessage & { path?: string };
 
-/** The middleware `mcpMiddleware` returns: an Express request handler with a `close()` for shutdown. */
+/**
+ * The middleware `mcpMiddleware` returns: an Express request handler with a `close()` for shutdown, and two
+ * companions to mount beside it: `cors` before your auth, `errorHandler` after the middleware
+ * (`app.use(mcp, mcp.errorHandler)`).
+ */
 export interface McpRequestHandler {
   (req: IncomingMessage, res: ServerResponse, next: NextFunction): void;
   /** Ends every session and timer; call it when the HTTP server shuts down. */
   close(): Promise<void>;
+  /**
+   * The CORS step alone (option `cors`), for apps whose auth runs before the middleware: `app.use(mcp.cors)`
+   * before the auth answers preflights and labels every answer, a 401 included. Passes requests on when the `cors`
+   * option is not set.
+   */
+  cors(req: IncomingMessage, res: ServerResponse, next: NextFunction): void;
+  /**
+   * An Express error handler that answers errors of a body parser mounted before the middleware (`express.json()`
+   * refusing a body over its limit, or invalid JSON) for the MCP path with JSON-RPC errors (413, 400 / -32700)
+   * instead of Express's HTML page: `app.use(mcp, mcp.errorHandler)`. Other errors go on to `next(error)`.
+   */
+  errorHandler(error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void;
 }
 
 /**
@@ -40,9 +58,9 @@ export function createMcpMiddleware(options: McpMiddlewareOptions, defaultSessio
     }
   };
 
-  const handler = function mcp(req: ExpressLikeRequest, res: ServerResponse, next: NextFunction): void {
-    const path = req.path ?? pathOf(req.url);
-    if (path !== o.path && path !== o.path + '/') return next();
+  const handler = function mcp(req: MountedRequest, res: ServerResponse, next: NextFunction): void {
+    if (!isMcpPath(req, o.path)) return next();
+    if (o.cors && applyCors(req, res, o.cors)) return;
     if (hasRepeatedHost(req.rawHeaders)) {
       // RFC 9112 §3.2: a request with more than one Host field is invalid. Node keeps the first; we refuse it.
       return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: the request has more than one Host header');
@@ -65,9 +83,12 @@ export function createMcpMiddleware(options: McpMiddlewareOptions, defaultSessio
       }
     }
   } as McpRequestHandler;
-  handler.close = () => {
+  handler.cors = createCorsHandler(o.path, o.cors);
+  handler.errorHandler = createBodyParserErrorHandler(o.path, o.cors);
+  handler.close = async () => {
     o.listens.closeAll();
-    return o.sessionManager.shutdown();
+    await o.sessionManager.shutdown();
+    await o.serverEvents.stop();
   };
   return handler;
 }
@@ -83,10 +104,4 @@ function hasRepeatedHost(rawHeaders: readonly string[]): boolean {
     }
   }
   return false;
-}
-
-function pathOf(url: string | undefined): string {
-  if (!url) return '/';
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
 }

@@ -5,9 +5,13 @@ import type { McpServer } from '../server/mcp-server.js';
 import { RequestStateCodec } from '../server/request-state.js';
 import type { SessionManager } from '../session/session-manager.js';
 import { StatelessDispatcher } from '../session/stateless-dispatcher.js';
+import { ServerEventRelay } from '../session/server-event-relay.js';
+import { InMemoryMessageBus } from '../store/in-memory-message-bus.js';
+import type { MessageBus } from '../store/message-bus.js';
 import { defaultOnError, MIDDLEWARE_DEFAULTS } from '../defaults.js';
 import { LOOPBACK_HOSTS, normaliseHosts, type HostGuardSettings } from './host-guard.js';
 import { KeepAliveTicker } from './keep-alive.js';
+import { resolveCors, type McpCorsOptions, type ResolvedCors } from './cors.js';
 import { ListenRegistry } from './listen-registry.js';
 
 /** Options of `mcpMiddleware`. Only `server` is required. */
@@ -28,16 +32,25 @@ export interface McpMiddlewareOptions {
   maxBodyBytes?: number;
   /**
    * Host names (optionally `host:port`) the `Host` header may name; anything else gets 403 (DNS rebinding
-   * protection). Defaults to `['localhost', '127.0.0.1', '[::1]']`, any port. `false` turns the check off (only
-   * behind a proxy that checks Host itself).
+   * protection). A list replaces the defaults: keep the loopback names with
+   * `allowedHosts: [...LOOPBACK_HOSTS, 'mcp.example.com']`. Defaults to `LOOPBACK_HOSTS`
+   * (`['localhost', '127.0.0.1', '[::1]']`), any port. `false` turns the check off (only behind a proxy that checks
+   * Host itself).
    */
-  allowedHosts?: string[] | false;
+  allowedHosts?: readonly string[] | false;
   /**
    * Exact origins (`https://app.example.com`) a browser's `Origin` header may name; others get 403. Requests
    * without `Origin` always pass. Defaults to any http(s) origin whose host is in `allowedHosts`. `false` turns the
-   * check off.
+   * check off. The origins of the `cors` option are allowed as well.
    */
-  allowedOrigins?: string[] | false;
+  allowedOrigins?: readonly string[] | false;
+  /**
+   * CORS for browser pages on other origins: answers preflights (`OPTIONS`) and lets pages of `cors.origins` read
+   * `Mcp-Session-Id`, `MCP-Protocol-Version` and `WWW-Authenticate`. When auth runs before the middleware, mount
+   * `mcp.cors` before the auth (`app.use(mcp.cors)`), so preflights are answered before auth refuses them.
+   * Defaults to off (no CORS headers; `OPTIONS` gets 405).
+   */
+  cors?: McpCorsOptions;
   /** Milliseconds of silence after which an SSE stream gets a keep-alive comment; `0` turns it off. Defaults to `15000`. */
   sseKeepAlive?: number;
   /** The `retry:` (ms) of priming events, sent to clients of 2025-11-25 and later. Defaults to `3000`. */
@@ -96,6 +109,14 @@ export interface McpMiddlewareOptions {
    * authenticated the request, if any.
    */
   resourceMetadataUrl?: string;
+  /**
+   * The message bus the instances of a deployment share: a client's answer to an elicitation, a cancellation or a
+   * DELETE reaches the instance that needs it, and list_changed / resource updates emitted on one instance reach the
+   * GET and `subscriptions/listen` streams of all. Give every instance the same shared bus (`RedisMessageBus` from
+   * `mcp-express/redis`) to serve without sticky sessions. Defaults to a `new InMemoryMessageBus()` of this
+   * middleware (one process).
+   */
+  bus?: MessageBus;
 }
 
 /** Options merged with their defaults, once, when the middleware is built. */
@@ -106,12 +127,15 @@ export interface ResolvedOptions {
   enableJsonResponse: boolean;
   maxBodyBytes: number;
   guard: HostGuardSettings;
+  cors: ResolvedCors | undefined;
   keepAlive: KeepAliveTicker;
   sseRetry: number;
   responseMode: 'auto' | 'sse' | 'json';
   /** Serves requests with no session (2026-07-28, and 2025-era when sessions are off). */
   stateless: StatelessDispatcher;
   listens: ListenRegistry;
+  /** The server's change events from every instance (through the bus). */
+  serverEvents: ServerEventRelay;
   maxBufferedBytes: number;
   onError: (error: unknown) => void;
   principalOf: (req: IncomingMessage & { auth?: AuthInfo }) => string | undefined;
@@ -132,6 +156,7 @@ const KNOWN_OPTIONS: readonly (keyof McpMiddlewareOptions)[] = [
   'maxBodyBytes',
   'allowedHosts',
   'allowedOrigins',
+  'cors',
   'sseKeepAlive',
   'sseRetry',
   'legacySessions',
@@ -145,6 +170,7 @@ const KNOWN_OPTIONS: readonly (keyof McpMiddlewareOptions)[] = [
   'onError',
   'principalOf',
   'resourceMetadataUrl',
+  'bus',
 ];
 
 /**
@@ -175,6 +201,7 @@ export function resolveOptions(options: McpMiddlewareOptions, defaultSessionMana
   const allowedHosts = options.allowedHosts === false ? undefined : normaliseHosts(options.allowedHosts ?? LOOPBACK_HOSTS);
   const allowedOrigins =
     options.allowedOrigins === false ? false : options.allowedOrigins?.map((origin) => origin.trim().toLowerCase().replace(/\/$/, ''));
+  const cors = resolveCors(options.cors);
   const legacySessions = options.legacySessions ?? d.legacySessions;
   if (!legacySessions && options.sessionManager?.stateful) {
     throw new TypeError('legacySessions: false needs a stateless session manager: drop the sessionManager option or pass a NeverSessionManager.');
@@ -183,9 +210,14 @@ export function resolveOptions(options: McpMiddlewareOptions, defaultSessionMana
   const onError = options.onError ?? defaultOnError;
   const codec = new RequestStateCodec(options.requestStateSecret, options.requestStateTtlMs ?? d.requestStateTtlMs);
   const cache = server.options.cache;
+  const bus = options.bus ?? new InMemoryMessageBus();
+  if (typeof bus.publish !== 'function' || typeof bus.subscribe !== 'function') {
+    throw new TypeError('bus must be a MessageBus (publish and subscribe), e.g. new RedisMessageBus(client) from mcp-express/redis.');
+  }
   const sessionManager = options.sessionManager ?? defaultSessionManager(legacySessions, onError);
   // Side effects last: everything above has been checked.
-  sessionManager.attach(server, { sseRetry, maxBufferedBytes, onError });
+  const serverEvents = new ServerEventRelay(server, bus, onError);
+  sessionManager.attach(server, { sseRetry, maxBufferedBytes, onError, bus, serverEvents });
   server.reportErrorsTo(onError);
   const paramHeaderCache = new WeakMap<object, ReadonlyMap<string, string>>();
   return {
@@ -195,6 +227,7 @@ export function resolveOptions(options: McpMiddlewareOptions, defaultSessionMana
     resourceMetadataUrl: options.resourceMetadataUrl,
     stateless: new StatelessDispatcher(server, codec, { ttlMs: cache?.ttlMs ?? 0, cacheScope: cache?.cacheScope ?? 'public' }, onError),
     listens: new ListenRegistry(options.maxSubscriptions ?? d.maxSubscriptions, options.maxListenFilterUris ?? d.maxListenFilterUris, options.maxListenFilterBytes ?? d.maxListenFilterBytes),
+    serverEvents,
     maxBufferedBytes,
     paramHeaders(request) {
       if (request.method !== 'tools/call' || typeof request.params?.name !== 'string') return undefined;
@@ -217,7 +250,8 @@ export function resolveOptions(options: McpMiddlewareOptions, defaultSessionMana
     sessionManager,
     enableJsonResponse: options.enableJsonResponse ?? d.enableJsonResponse,
     maxBodyBytes,
-    guard: { allowedHosts, allowedOrigins },
+    guard: { allowedHosts, allowedOrigins, corsOrigins: cors?.origins },
+    cors,
     keepAlive: new KeepAliveTicker(options.sseKeepAlive ?? d.sseKeepAlive),
     sseRetry,
   };
