@@ -2,6 +2,9 @@ import { EVENT_STORE_DEFAULTS } from '../defaults.js';
 import type { SseEvent } from '../store/sse-event.js';
 import type { EventStore, StoredEvent } from '../store/event-store.js';
 import { firstAfter, formatEventId, parseEventId } from '../store/sequenced-event-id.js';
+import { checkCommandTimeout, throwIfPastDeadline, withDeadline } from './command-deadline.js';
+import { checkKeyPrefix, hashTag } from './hash-tag.js';
+import { REDIS_DEFAULTS } from './redis-defaults.js';
 
 /**
  * The commands `RedisEventStore` runs in a transaction. A node-redis (`redis` v5 or v6) `client.multi()` fits;
@@ -18,7 +21,10 @@ export interface RedisEventStoreMulti {
   exec(): Promise<unknown>;
 }
 
-/** The subset of a connected node-redis client (`createClient()`) that `RedisEventStore` uses. */
+/**
+ * The subset of a connected node-redis client that `RedisEventStore` uses: `createClient()`, or `createCluster()`
+ * for a Redis Cluster.
+ */
 export interface RedisEventStoreClient {
   incr(key: string): Promise<number>;
   hGet(key: string, field: string): Promise<unknown>;
@@ -26,12 +32,18 @@ export interface RedisEventStoreClient {
 }
 
 export interface RedisEventStoreOptions {
-  /** Prefix of every key this store writes. Defaults to `'mcp:events:'`. */
+  /** Prefix of every key this store writes; no `{` or `}` (a hash tag follows it). Defaults to `'mcp:events:'`. */
   keyPrefix?: string;
   /** Events kept per stream; older ones are dropped first. Defaults to `1000`. */
   maxEventsPerStream?: number;
   /** Milliseconds a stream is kept after its last event (Redis `PEXPIRE`). Defaults to `300000` (5 minutes). */
   ttlMs?: number;
+  /**
+   * Milliseconds an operation waits for Redis before it rejects with `RedisTimeoutError` (Redis down or
+   * unreachable: node-redis queues commands while it reconnects); `0` waits as long as the client does.
+   * Defaults to `2000`.
+   */
+  commandTimeoutMs?: number;
 }
 
 /** One list entry: the store-wide seq and what the event carried. */
@@ -51,8 +63,12 @@ interface Entry {
  * Keys, per stream: `<prefix>{<streamId>}:log`, a list of JSON entries `{seq, message, retry}` in seq order, and
  * `<prefix>{<streamId>}:meta`, a hash with `startSeq` (first seq of this incarnation of the stream id) and
  * `complete`. The list keeps one entry more than `maxEventsPerStream` once events were dropped: that oldest entry
- * is never replayed, its seq is the last dropped one (`droppedUpTo`). Both keys of a stream share a hash tag, so
- * its transaction stays on one Redis Cluster slot. No `KEYS`/`SCAN` anywhere.
+ * is never replayed, its seq is the last dropped one (`droppedUpTo`). Both keys of a stream share a hash tag (the
+ * stream id, braces and `%` escaped), so its transactions stay on one Redis Cluster slot; the counter is a key of
+ * its own, only ever used alone. No `KEYS`/`SCAN` anywhere. Works on `createClient()` and `createCluster()` clients.
+ *
+ * Every operation rejects with `RedisTimeoutError` when Redis has not answered within `commandTimeoutMs`; a
+ * `storeEvent` that resolved was acknowledged by Redis.
  *
  * Every instance sharing a `keyPrefix` must use the same `maxEventsPerStream`. A stream is written by one writer
  * at a time (as the session managers do); concurrent writers to one stream id could interleave out of seq order.
@@ -62,31 +78,37 @@ export class RedisEventStore implements EventStore {
   private readonly keyPrefix: string;
   private readonly maxEventsPerStream: number;
   private readonly ttlMs: number;
+  private readonly commandTimeoutMs: number;
 
   constructor(client: RedisEventStoreClient, options: RedisEventStoreOptions = {}) {
     this.client = client;
-    this.keyPrefix = options.keyPrefix ?? EVENT_STORE_DEFAULTS.redisKeyPrefix;
+    this.keyPrefix = checkKeyPrefix(options.keyPrefix ?? EVENT_STORE_DEFAULTS.redisKeyPrefix);
     this.maxEventsPerStream = options.maxEventsPerStream ?? EVENT_STORE_DEFAULTS.maxEventsPerStream;
     this.ttlMs = options.ttlMs ?? EVENT_STORE_DEFAULTS.ttlMs;
+    this.commandTimeoutMs = checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs);
     if (!Number.isInteger(this.maxEventsPerStream) || this.maxEventsPerStream < 1) throw new RangeError('maxEventsPerStream must be a positive integer');
     if (!Number.isInteger(this.ttlMs) || this.ttlMs < 1) throw new RangeError('ttlMs must be a positive integer');
   }
 
   async storeEvent(streamId: string, event: SseEvent): Promise<string> {
     if (streamId.length === 0) throw new TypeError('storeEvent needs a non-empty streamId');
-    const seq = await this.client.incr(`${this.keyPrefix}seq`);
-    const entry: Entry = { seq, message: event.message, retry: event.retry };
-    const { log, meta } = this.keys(streamId);
-    // No await between the INCR reply and this transaction: on one connection, writes to a stream stay in seq order.
-    await this.client
-      .multi()
-      .hSetNX(meta, 'startSeq', String(seq))
-      .rPush(log, JSON.stringify(entry))
-      .lTrim(log, -(this.maxEventsPerStream + 1), -1)
-      .pExpire(log, this.ttlMs)
-      .pExpire(meta, this.ttlMs)
-      .exec();
-    return formatEventId(streamId, seq);
+    return this.deadline(async (signal) => {
+      const seq = await this.client.incr(`${this.keyPrefix}seq`);
+      // Past the deadline the caller was told the write failed: it must not happen later (the seq is just skipped).
+      throwIfPastDeadline(signal);
+      const entry: Entry = { seq, message: event.message, retry: event.retry };
+      const { log, meta } = this.keys(streamId);
+      // No await between the INCR reply and this transaction: on one connection, writes to a stream stay in seq order.
+      await this.client
+        .multi()
+        .hSetNX(meta, 'startSeq', String(seq))
+        .rPush(log, JSON.stringify(entry))
+        .lTrim(log, -(this.maxEventsPerStream + 1), -1)
+        .pExpire(log, this.ttlMs)
+        .pExpire(meta, this.ttlMs)
+        .exec();
+      return formatEventId(streamId, seq);
+    });
   }
 
   async *replayEventsAfter(lastEventId: string): AsyncGenerator<StoredEvent> {
@@ -94,7 +116,7 @@ export class RedisEventStore implements EventStore {
     if (!position) return;
     const { log, meta } = this.keys(position.streamId);
     // One transaction: a consistent snapshot, so events stored while the consumer is slow do not shift this replay.
-    const [startSeqText, raw] = (await this.client.multi().hGet(meta, 'startSeq').lRange(log, 0, -1).exec()) as [unknown, unknown];
+    const [startSeqText, raw] = (await this.deadline(() => this.client.multi().hGet(meta, 'startSeq').lRange(log, 0, -1).exec())) as [unknown, unknown];
     if (typeof startSeqText !== 'string' || !Array.isArray(raw)) return; // unknown or expired stream
     const startSeq = Number(startSeqText);
     const entries: Entry[] = [];
@@ -127,21 +149,28 @@ export class RedisEventStore implements EventStore {
 
   async completeStream(streamId: string): Promise<void> {
     const { meta } = this.keys(streamId);
-    const startSeq = await this.client.hGet(meta, 'startSeq');
-    if (typeof startSeq !== 'string') return; // unknown or expired stream: nothing to mark
-    // `complete` holds the incarnation's startSeq, so a mark can never leak onto a later incarnation; `NX` gives a
-    // TTL to a hash recreated by this write should the stream have expired in between.
-    await this.client.multi().hSet(meta, 'complete', startSeq).pExpire(meta, this.ttlMs, 'NX').exec();
+    await this.deadline(async (signal) => {
+      const startSeq = await this.client.hGet(meta, 'startSeq');
+      if (typeof startSeq !== 'string') return; // unknown or expired stream: nothing to mark
+      throwIfPastDeadline(signal);
+      // `complete` holds the incarnation's startSeq, so a mark can never leak onto a later incarnation; `NX` gives a
+      // TTL to a hash recreated by this write should the stream have expired in between.
+      await this.client.multi().hSet(meta, 'complete', startSeq).pExpire(meta, this.ttlMs, 'NX').exec();
+    });
   }
 
   async isStreamComplete(streamId: string): Promise<boolean> {
     const { meta } = this.keys(streamId);
-    const [startSeq, complete] = (await this.client.multi().hGet(meta, 'startSeq').hGet(meta, 'complete').exec()) as [unknown, unknown];
+    const [startSeq, complete] = (await this.deadline(() => this.client.multi().hGet(meta, 'startSeq').hGet(meta, 'complete').exec())) as [unknown, unknown];
     return typeof startSeq === 'string' && startSeq === complete;
   }
 
+  private deadline<T>(operation: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return withDeadline('RedisEventStore', this.commandTimeoutMs, operation);
+  }
+
   private keys(streamId: string): { log: string; meta: string } {
-    const base = `${this.keyPrefix}{${streamId}}`;
+    const base = `${this.keyPrefix}${hashTag(streamId)}`;
     return { log: `${base}:log`, meta: `${base}:meta` };
   }
 }

@@ -1,8 +1,14 @@
 import { TASK_DEFAULTS } from '../tasks/task-defaults.js';
 import type { InputRequest } from '../server/input-required.js';
 import type { TaskOutcome, TaskRecord, TaskStatus, TaskStore } from '../tasks/task-store.js';
+import { checkCommandTimeout, throwIfPastDeadline, withDeadline } from './command-deadline.js';
+import { checkKeyPrefix, hashTag } from './hash-tag.js';
+import { REDIS_DEFAULTS } from './redis-defaults.js';
 
-/** The subset of a connected node-redis client (`createClient()`, `redis` v5 or v6) that `RedisTaskStore` uses. */
+/**
+ * The subset of a connected node-redis client (`redis` v5 or v6) that `RedisTaskStore` uses: `createClient()`, or
+ * `createCluster()` for a Redis Cluster.
+ */
 export interface RedisTaskStoreClient {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   hGetAll(key: string): Promise<unknown>;
@@ -13,8 +19,14 @@ export interface RedisTaskStoreClient {
 }
 
 export interface RedisTaskStoreOptions {
-  /** Prefix of every key this store writes. Defaults to `'mcp:task:'`. */
+  /** Prefix of every key this store writes; no `{` or `}` (a hash tag follows it). Defaults to `'mcp:task:'`. */
   keyPrefix?: string;
+  /**
+   * Milliseconds an operation waits for Redis before it rejects with `RedisTimeoutError` (Redis down or
+   * unreachable: node-redis queues commands while it reconnects); `0` waits as long as the client does.
+   * Defaults to `2000`.
+   */
+  commandTimeoutMs?: number;
 }
 
 /** Scripts share these helpers: the TTL of a task is its own `ttlMs` field, restarted by every visible write. */
@@ -96,58 +108,64 @@ return 1`;
  * Keys, per task (one hash tag, so a task's script stays on one Redis Cluster slot): `<prefix>{<taskId>}`, a hash
  * of the task's fields (`result` and `error` as JSON); `<prefix>{<taskId>}:requests`, outstanding input requests
  * by key; `<prefix>{<taskId>}:responses`, answers by key. Each write is one Lua script (atomic; a terminal task is
- * never changed) that restarts the keys' `PEXPIRE` with the task's `ttlMs`. `<prefix>owner:<owner>`, a sorted set
- * of task ids by creation time, serves `list` (expired ids are pruned when listed).
+ * never changed) that restarts the keys' `PEXPIRE` with the task's `ttlMs`. `<prefix>owner:{<owner>}`, a sorted
+ * set of task ids by creation time, serves `list` (expired ids are pruned when listed); it lives on its own slot
+ * and is only ever used alone, and `list` reads the tasks of a page with single-key reads: all of it works on
+ * `createClient()` and `createCluster()` clients. Ids and owners are escaped inside the braces (`%`, `{`, `}`).
+ *
+ * Every operation rejects with `RedisTimeoutError` when Redis has not answered within `commandTimeoutMs`.
  */
 export class RedisTaskStore implements TaskStore {
   private readonly client: RedisTaskStoreClient;
   private readonly keyPrefix: string;
+  private readonly commandTimeoutMs: number;
 
   constructor(client: RedisTaskStoreClient, options: RedisTaskStoreOptions = {}) {
     this.client = client;
-    this.keyPrefix = options.keyPrefix ?? TASK_DEFAULTS.redisKeyPrefix;
+    this.keyPrefix = checkKeyPrefix(options.keyPrefix ?? TASK_DEFAULTS.redisKeyPrefix);
+    this.commandTimeoutMs = checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs);
   }
 
   async create(task: TaskRecord): Promise<void> {
     const fields = toHash(task);
     const pairs = Object.entries(fields).flat();
     const requests = Object.entries(task.inputRequests).flatMap(([key, request]) => [key, JSON.stringify(request)]);
-    const created = await this.client.eval(CREATE, { keys: this.keys(task.taskId), arguments: [now(), String(task.ttlMs), String(pairs.length / 2), ...pairs, ...requests] });
-    if (Number(created) !== 1) throw new Error(`Task ${task.taskId} already exists`);
-    // Answers recorded before creation are unusual; store them as given.
-    const responses = Object.entries(task.inputResponses);
-    if (responses.length > 0) await this.client.eval(ANSWER_RAW, { keys: this.keys(task.taskId), arguments: responses.flatMap(([key, value]) => [key, JSON.stringify(value)]) });
-    const index = this.ownerKey(task.owner);
-    await this.client.zAdd(index, { score: Date.parse(task.createdAt) || Date.now(), value: task.taskId });
-    await this.client.pExpire(index, Math.max(task.ttlMs ?? TASK_DEFAULTS.maxTtlMs, TASK_DEFAULTS.maxTtlMs));
+    await this.deadline(async (signal) => {
+      const created = await this.client.eval(CREATE, { keys: this.keys(task.taskId), arguments: [now(), String(task.ttlMs), String(pairs.length / 2), ...pairs, ...requests] });
+      if (Number(created) !== 1) throw new Error(`Task ${task.taskId} already exists`);
+      // Answers recorded before creation are unusual; store them as given.
+      const responses = Object.entries(task.inputResponses);
+      throwIfPastDeadline(signal);
+      if (responses.length > 0) await this.client.eval(ANSWER_RAW, { keys: this.keys(task.taskId), arguments: responses.flatMap(([key, value]) => [key, JSON.stringify(value)]) });
+      // The owner index is on a slot of its own: two single-key writes, no transaction across slots.
+      const index = this.ownerKey(task.owner);
+      throwIfPastDeadline(signal);
+      await this.client.zAdd(index, { score: Date.parse(task.createdAt) || Date.now(), value: task.taskId });
+      await this.client.pExpire(index, Math.max(task.ttlMs ?? TASK_DEFAULTS.maxTtlMs, TASK_DEFAULTS.maxTtlMs));
+    });
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
-    const [hashKey, requestsKey, responsesKey] = this.keys(taskId);
-    const hash = (await this.client.hGetAll(hashKey)) as Record<string, string>;
-    if (!hash || hash.status === undefined) return undefined;
-    const requests = (await this.client.hGetAll(requestsKey)) as Record<string, string>;
-    const responses = (await this.client.hGetAll(responsesKey)) as Record<string, string>;
-    return fromHash(hash, requests ?? {}, responses ?? {});
+    return this.deadline(() => this.read(taskId));
   }
 
   async addInputRequests(taskId: string, requests: Record<string, InputRequest>): Promise<boolean> {
     const pairs = Object.entries(requests).flatMap(([key, request]) => [key, JSON.stringify(request)]);
-    return Number(await this.client.eval(ADD_REQUESTS, { keys: this.keys(taskId), arguments: [now(), ...pairs] })) === 1;
+    return Number(await this.deadline(() => this.client.eval(ADD_REQUESTS, { keys: this.keys(taskId), arguments: [now(), ...pairs] }))) === 1;
   }
 
   async answerInputRequests(taskId: string, responses: Record<string, unknown>): Promise<string[]> {
     const pairs = Object.entries(responses).flatMap(([key, value]) => [key, JSON.stringify(value)]);
-    const accepted = await this.client.eval(ANSWER, { keys: this.keys(taskId), arguments: [now(), ...pairs] });
+    const accepted = await this.deadline(() => this.client.eval(ANSWER, { keys: this.keys(taskId), arguments: [now(), ...pairs] }));
     return Array.isArray(accepted) ? accepted.map(String) : [];
   }
 
   async setStatusMessage(taskId: string, statusMessage: string): Promise<void> {
-    await this.client.eval(SET_FIELD, { keys: this.keys(taskId), arguments: [now(), 'statusMessage', statusMessage, '1'] });
+    await this.deadline(() => this.client.eval(SET_FIELD, { keys: this.keys(taskId), arguments: [now(), 'statusMessage', statusMessage, '1'] }));
   }
 
   async renewLease(taskId: string, leaseExpiresAt: number): Promise<void> {
-    await this.client.eval(SET_FIELD, { keys: this.keys(taskId), arguments: [now(), 'leaseExpiresAt', String(leaseExpiresAt), '0'] });
+    await this.deadline(() => this.client.eval(SET_FIELD, { keys: this.keys(taskId), arguments: [now(), 'leaseExpiresAt', String(leaseExpiresAt), '0'] }));
   }
 
   async finish(taskId: string, outcome: TaskOutcome): Promise<boolean> {
@@ -155,35 +173,54 @@ export class RedisTaskStore implements TaskStore {
     if (outcome.status === 'completed') extra.push('result', JSON.stringify(outcome.result));
     else if (outcome.status === 'failed') extra.push('error', JSON.stringify(outcome.error));
     else if (outcome.statusMessage !== undefined) extra.push('statusMessage', outcome.statusMessage);
-    return Number(await this.client.eval(FINISH, { keys: this.keys(taskId), arguments: [now(), outcome.status, ...extra] })) === 1;
+    return Number(await this.deadline(() => this.client.eval(FINISH, { keys: this.keys(taskId), arguments: [now(), outcome.status, ...extra] }))) === 1;
   }
 
   async list(owner: string, options: { cursor?: string; limit?: number } = {}): Promise<{ tasks: TaskRecord[]; nextCursor?: string }> {
     const limit = options.limit ?? TASK_DEFAULTS.listPageSize;
     const index = this.ownerKey(owner);
-    const ids = ((await this.client.zRange(index, 0, -1)) as string[]).map(String).reverse();
-    let start = options.cursor === undefined ? 0 : ids.indexOf(options.cursor) + 1;
-    const tasks: TaskRecord[] = [];
-    let last: string | undefined;
-    for (; start < ids.length && tasks.length < limit; start++) {
-      const task = await this.get(ids[start]);
-      if (!task) {
-        await this.client.zRem(index, ids[start]); // expired
-        continue;
+    return this.deadline(async () => {
+      const ids = ((await this.client.zRange(index, 0, -1)) as string[]).map(String).reverse();
+      let start = options.cursor === undefined ? 0 : ids.indexOf(options.cursor) + 1;
+      const tasks: TaskRecord[] = [];
+      let last: string | undefined;
+      while (start < ids.length && tasks.length < limit) {
+        // The tasks of a page are read together (each task's keys on its own slot), then taken in index order.
+        const batch = ids.slice(start, start + limit - tasks.length);
+        const read = await Promise.all(batch.map((id) => this.read(id)));
+        for (const [n, task] of read.entries()) {
+          if (!task) {
+            await this.client.zRem(index, batch[n]); // expired
+            continue;
+          }
+          if (task.owner === owner) tasks.push(task);
+          last = batch[n];
+        }
+        start += batch.length;
       }
-      if (task.owner === owner) tasks.push(task);
-      last = ids[start];
-    }
-    return start < ids.length && last !== undefined ? { tasks, nextCursor: last } : { tasks };
+      return start < ids.length && last !== undefined ? { tasks, nextCursor: last } : { tasks };
+    });
+  }
+
+  /** A task's three keys, read together (one slot, so on one cluster node). */
+  private async read(taskId: string): Promise<TaskRecord | undefined> {
+    const [hashKey, requestsKey, responsesKey] = this.keys(taskId);
+    const [hash, requests, responses] = (await Promise.all([this.client.hGetAll(hashKey), this.client.hGetAll(requestsKey), this.client.hGetAll(responsesKey)])) as Array<Record<string, string>>;
+    if (!hash || hash.status === undefined) return undefined;
+    return fromHash(hash, requests ?? {}, responses ?? {});
+  }
+
+  private deadline<T>(operation: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return withDeadline('RedisTaskStore', this.commandTimeoutMs, operation);
   }
 
   private keys(taskId: string): string[] {
-    const base = `${this.keyPrefix}{${taskId}}`;
+    const base = `${this.keyPrefix}${hashTag(taskId)}`;
     return [base, `${base}:requests`, `${base}:responses`];
   }
 
   private ownerKey(owner: string): string {
-    return `${this.keyPrefix}owner:${owner}`;
+    return `${this.keyPrefix}owner:${hashTag(owner)}`;
   }
 }
 
