@@ -139,7 +139,7 @@ async function serveStatelessRequest(
   info: RequestInfo,
 ): Promise<void> {
   const primes = client.protocolVersion >= PRIMING_MIN_VERSION;
-  const persisted = o.sessionManager.persistedReplies?.open(primes, info.principal);
+  const persisted = o.sessionManager.persistedReplies?.open(primes, info.principal, request.id);
   if (persisted) {
     // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
     // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.

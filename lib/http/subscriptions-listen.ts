@@ -80,7 +80,7 @@ export function serveListen(_req: IncomingMessage, res: ServerResponse, o: Resol
         return subscribed?.has(event.resourceUri!) ?? false;
     }
   };
-  const stopListening = o.server.addEventListener((event) => {
+  const stopListening = o.serverEvents.subscribe((event) => {
     if (wants(event)) write(event.notification);
   });
   const cleanup = () => {

@@ -16,7 +16,7 @@ export interface ClientView {
   /** The session id, when there is a session. */
   readonly sessionId: string | undefined;
   /** Why the server cannot send this client requests (sampling, elicitation, roots), if it cannot. */
-  readonly serverRequestsUnavailable?: string;
+  readonly serverRequestsUnavailable?: string | undefined;
   setLogLevel(level: LoggingLevel): void;
   subscribe(uri: string): void;
   unsubscribe(uri: string): void;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { clientCapabilityFor } from '../protocol/methods.js';
 import { ErrorCode } from '../protocol/error-codes.js';
-import { errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { errorResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
 import { negotiateVersion, PRIMING_MIN_VERSION } from '../protocol/versions.js';
 import type { McpServer, ServerEvent } from '../server/mcp-server.js';
@@ -19,7 +19,11 @@ import { SessionNotFoundError, ShuttingDownError, TooManySessionsError } from '.
 import type { RequestInfo, SessionManager, TransportSettings } from './session-manager.js';
 import type { SessionState } from '../store/session-state.js';
 import { parseLocalEventId, parseLocalStreamKey } from './local-event-id.js';
-import { defaultOnError, LOCAL_SESSION_DEFAULTS, MIDDLEWARE_DEFAULTS } from '../defaults.js';
+import { defaultOnError, EVENT_STORE_DEFAULTS, LOCAL_SESSION_DEFAULTS, MIDDLEWARE_DEFAULTS } from '../defaults.js';
+import { InMemoryMessageBus } from '../store/in-memory-message-bus.js';
+import { InMemoryStreamLeases } from '../store/in-memory-stream-leases.js';
+import type { StreamLeases } from '../store/stream-leases.js';
+import { LeaseKeeper } from './lease-keeper.js';
 
 export interface LocalSessionManagerOptions {
   /** A session with no request and no traffic on its GET stream for this long (ms) ends; its id then answers 404. Defaults to 1800000 (30 minutes). */
@@ -60,6 +64,19 @@ export interface LocalSessionManagerOptions {
   eventStore?: EventStore;
   /** Where session state is kept so another instance can restore the session. Defaults to none. */
   sessionStore?: SessionStore;
+  /**
+   * Leases of running streams (with an `eventStore`), shared by the instances of a deployment: a resume of a stream
+   * whose instance was lost ends with an error response instead of waiting. Defaults to `new InMemoryStreamLeases()`
+   * (this process); use `RedisStreamLeases` from `mcp-express/redis` across instances.
+   */
+  streamLeases?: StreamLeases;
+  /** How long (ms) a running stream's lease lasts without renewal; renewed every third of it. Defaults to `10000`. */
+  leaseTtlMs?: number;
+  /**
+   * How often (ms) a resume of a stream that runs on another instance reads the `eventStore` for new events, until
+   * the stream ends. Defaults to `100`.
+   */
+  remoteFollowInterval?: number;
   /**
    * How often (ms) the state of a session in use is written to the `sessionStore` again, so that a store with a
    * TTL keeps sessions that are active (state changes are written at once). Defaults to `300000` (5 minutes).
@@ -102,10 +119,13 @@ export class LocalSessionManager implements SessionManager {
   /** Bytes of JSON text every session of this manager keeps for resumes. */
   private retainedBytes = 0;
   private server: McpServer | undefined;
-  private settings: TransportSettings = { sseRetry: MIDDLEWARE_DEFAULTS.sseRetry, maxBufferedBytes: MIDDLEWARE_DEFAULTS.maxBufferedBytesPerStream, onError: defaultOnError };
+  private settings: TransportSettings = detachedSettings();
   private sweepTimer: NodeJS.Timeout | undefined;
   private shuttingDown = false;
   private detachServer: (() => void) | undefined;
+  private controlSubscription: Promise<(() => Promise<void>) | undefined> | undefined;
+  /** Leases of the streams running here (with an EventStore), and resumes of streams running elsewhere. */
+  private readonly leases: LeaseKeeper;
 
   constructor(options: LocalSessionManagerOptions = {}) {
     this.idleTimeout = options.sessionIdleTimeout ?? LOCAL_SESSION_DEFAULTS.sessionIdleTimeout;
@@ -117,6 +137,13 @@ export class LocalSessionManager implements SessionManager {
     this.maxClientMetadataBytes = positive(options.maxClientMetadataBytes, 'maxClientMetadataBytes') ?? LOCAL_SESSION_DEFAULTS.maxClientMetadataBytes;
     this.maxRequestsPerSession = positive(options.maxRequestsPerSession, 'maxRequestsPerSession') ?? LOCAL_SESSION_DEFAULTS.maxRequestsPerSession;
     this.maxRetainedBytes = positive(options.maxRetainedBytes, 'maxRetainedBytes') ?? LOCAL_SESSION_DEFAULTS.maxRetainedBytes;
+    this.leases = new LeaseKeeper({
+      leases: options.streamLeases ?? new InMemoryStreamLeases(),
+      ttlMs: positive(options.leaseTtlMs, 'leaseTtlMs') ?? LOCAL_SESSION_DEFAULTS.leaseTtlMs,
+      keepMs: EVENT_STORE_DEFAULTS.ttlMs,
+      followIntervalMs: positive(options.remoteFollowInterval, 'remoteFollowInterval') ?? LOCAL_SESSION_DEFAULTS.remoteFollowInterval,
+      onError: this.onError,
+    });
     const completedStreamTtl = options.completedStreamTtl ?? LOCAL_SESSION_DEFAULTS.completedStreamTtl;
     this.sessionSettings = {
       streamCacheSize: options.streamCacheSize ?? LOCAL_SESSION_DEFAULTS.streamCacheSize,
@@ -145,7 +172,16 @@ export class LocalSessionManager implements SessionManager {
     this.settings = settings;
     this.sessionSettings.sseRetry = settings.sseRetry;
     this.sessionSettings.maxBufferedBytes = settings.maxBufferedBytes;
-    this.detachServer = server.addEventListener((event) => this.broadcast(event));
+    this.detachServer = settings.serverEvents.subscribe((event) => this.broadcast(event));
+    this.controlSubscription = settings.bus.subscribe(SESSION_CONTROL_CHANNEL, (message) => this.onControl(message)).catch((error: unknown) => {
+      this.onError(error);
+      return undefined;
+    });
+  }
+
+  /** Resolves once messages from other instances are being received (the bus subscription is active). */
+  async ready(): Promise<void> {
+    await this.controlSubscription;
   }
 
   /** Number of sessions held in this process. */
@@ -222,6 +258,8 @@ export class LocalSessionManager implements SessionManager {
     } finally {
       this.drop(session);
     }
+    // Copies of the session on other instances end too (their in-flight handlers are aborted).
+    await this.publishControl({ type: 'close', sessionId });
   }
 
   async createStream(sessionId: string, request: JsonRpcRequest, info: RequestInfo): Promise<SseStream> {
@@ -260,8 +298,9 @@ export class LocalSessionManager implements SessionManager {
     });
     session.inflight.set(request.id, { ctx, stream });
     stream.requestId = request.id;
+    if (this.eventStore) this.leases.take(stream.streamId, request.id);
     // A reader that fell too far behind to resume got an error response: the request is cancelled.
-    stream.onAbandoned = () => session.cancel(request.id, 'The client read the response too slowly', Date.now());
+    stream.onAbandoned = () => this.cancelHere(session, request.id, 'The client read the response too slowly', Date.now());
     this.dispatch(session, request, ctx, stream, requestChannel);
     return channel;
   }
@@ -271,7 +310,8 @@ export class LocalSessionManager implements SessionManager {
     const now = Date.now();
     session.lastActivity = now;
     if (!('method' in message)) {
-      session.settleClientResponse(message);
+      // The request it answers may be waiting on another instance: there, it is settled from the bus.
+      if (!session.settleClientResponse(message)) await this.publishControl({ type: 'response', sessionId, message });
       return;
     }
     const params = message.params;
@@ -280,7 +320,10 @@ export class LocalSessionManager implements SessionManager {
         return;
       case 'notifications/cancelled':
         if (params && (typeof params.requestId === 'string' || typeof params.requestId === 'number')) {
-          session.cancel(params.requestId, params.reason, now);
+          // The request may run on another instance: there, it is cancelled from the bus.
+          if (!this.cancelHere(session, params.requestId, params.reason, now)) {
+            await this.publishControl({ type: 'cancel', sessionId, requestId: params.requestId, reason: typeof params.reason === 'string' ? params.reason : undefined });
+          }
         }
         return;
       default:
@@ -317,8 +360,9 @@ export class LocalSessionManager implements SessionManager {
     if (!position) return closedStream();
     if (position.incarnation !== session.incarnation) {
       if (position.index === 0) return session.connectStandalone(standaloneRetry);
-      // Another instance ran this request: replay what it stored. The client polls again for anything later.
-      return replayFromStore(this.eventStore, lastEventId, this.onError);
+      // Another copy of the session, on this instance before or on another one, runs (or ran) this request: replay
+      // what it stored and follow it to its end (or to the lost-request error when its instance is gone).
+      return this.followElsewhere(streamId, lastEventId);
     }
     const local = this.streamAt(session, position.index);
     if (!local) return replayFromStore(this.eventStore, lastEventId, this.onError);
@@ -336,7 +380,10 @@ export class LocalSessionManager implements SessionManager {
     this.shuttingDown = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
+    this.leases.stop();
     this.detachServer?.();
+    const unsubscribe = await this.controlSubscription;
+    await unsubscribe?.().catch(this.onError);
     for (const session of this.sessions.values()) session.close();
     this.sessions.clear();
   }
@@ -345,6 +392,7 @@ export class LocalSessionManager implements SessionManager {
     const finish = (message: JsonRpcMessage) => {
       if (session.inflight.get(request.id)?.ctx !== ctx) return; // cancelled, or the session ended
       session.inflight.delete(request.id);
+      this.leases.release(stream.streamId);
       const now = Date.now();
       session.lastActivity = now; // a long request ends with a fresh idle period, not an expired session
       stream.send(message);
@@ -463,6 +511,47 @@ export class LocalSessionManager implements SessionManager {
     }
   }
 
+  /** Sends a session message to the other instances (a no-op bus in one process); failures go to onError. */
+  private async publishControl(message: SessionControl): Promise<void> {
+    try {
+      await this.settings.bus.publish(SESSION_CONTROL_CHANNEL, message);
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+
+  /** A session message from an instance: acted on when this instance holds a copy of that session. */
+  private onControl(value: unknown): void {
+    const message = value as Partial<SessionControl> | null;
+    if (typeof message?.sessionId !== 'string') return;
+    const session = this.sessions.get(message.sessionId);
+    if (!session || session.closed) return;
+    switch (message.type) {
+      case 'response':
+        if (message.message && typeof message.message === 'object') session.settleClientResponse(message.message);
+        return;
+      case 'cancel':
+        if (typeof message.requestId === 'string' || typeof message.requestId === 'number') this.cancelHere(session, message.requestId, message.reason, Date.now());
+        return;
+      case 'close':
+        this.drop(session);
+        return;
+    }
+  }
+
+  /** Cancels a request running here (its lease ends with it); false when it does not run here. */
+  private cancelHere(session: LocalSession, requestId: RequestId, reason: unknown, now: number): boolean {
+    const entry = session.inflight.get(requestId);
+    if (!entry) return false;
+    this.leases.release(entry.stream.streamId);
+    return session.cancel(requestId, reason, now);
+  }
+
+  /** A resume of a stream another instance (or an earlier copy) runs: its stored events, then live to its end. */
+  private followElsewhere(streamId: string, lastEventId: string): SseStream {
+    return this.leases.follow(this.eventStore!, streamId, lastEventId);
+  }
+
   private broadcast(event: ServerEvent): void {
     const now = Date.now();
     for (const session of this.sessions.values()) {
@@ -473,6 +562,7 @@ export class LocalSessionManager implements SessionManager {
   }
 
   private drop(session: LocalSession): void {
+    for (const { stream } of session.inflight.values()) this.leases.release(stream.streamId);
     session.close();
     this.sessions.delete(session.id);
   }
@@ -498,6 +588,26 @@ export class LocalSessionManager implements SessionManager {
   }
 }
 
+
+/** What instances tell each other about a session (channel `session-control`). */
+type SessionControl =
+  | { type: 'response'; sessionId: string; message: JsonRpcResponse }
+  | { type: 'cancel'; sessionId: string; requestId: RequestId; reason?: string }
+  | { type: 'close'; sessionId: string };
+
+/** The bus channel of session messages between instances. */
+const SESSION_CONTROL_CHANNEL = 'session-control';
+
+/** Settings until the manager is attached to a middleware: nothing crosses instances. */
+function detachedSettings(): TransportSettings {
+  return {
+    sseRetry: MIDDLEWARE_DEFAULTS.sseRetry,
+    maxBufferedBytes: MIDDLEWARE_DEFAULTS.maxBufferedBytesPerStream,
+    onError: defaultOnError,
+    bus: new InMemoryMessageBus(),
+    serverEvents: { subscribe: () => () => undefined },
+  };
+}
 
 /** Length of a value's JSON text (a measure of what keeping it costs); values that cannot be serialised count as huge. */
 function jsonBytes(value: unknown): number {

@@ -261,28 +261,30 @@ export class LocalSession implements ClientView {
   }
 
   /**
-   * A client's answer to one of our requests; answers to unknown ids are ignored. A result that does not have
+   * A client's answer to one of our requests; false (nothing done) for ids no request here waits on. A result that does not have
    * the shape its method's result must have (the same check as the 2026-07-28 inputResponses) fails the handler's
    * call with -32602 instead of reaching it.
    */
-  settleClientResponse(response: JsonRpcResponse): void {
-    if (response.id === undefined || response.id === null) return;
+  settleClientResponse(response: JsonRpcResponse): boolean {
+    if (response.id === undefined || response.id === null) return false;
     const pending = this.pending.get(response.id);
-    if (!pending) return;
+    if (!pending) return false;
     this.pending.delete(response.id);
     pending.cleanup();
     if ('error' in response) pending.reject(new McpError(response.error.code, response.error.message, response.error.data));
     else if (isClientResultFor(pending.method, response.result)) pending.resolve(response.result);
     else pending.reject(new McpError(ErrorCode.InvalidParams, `The client's result for ${pending.method} is malformed: it does not have the shape the MCP schema gives that result`));
+    return true;
   }
 
-  /** `notifications/cancelled`: the handler's signal fires and no response is sent. */
-  cancel(requestId: RequestId, reason: unknown, now: number): void {
+  /** `notifications/cancelled`: the handler's signal fires and no response is sent. False when it does not run here. */
+  cancel(requestId: RequestId, reason: unknown, now: number): boolean {
     const entry = this.inflight.get(requestId);
-    if (!entry) return;
+    if (!entry) return false;
     this.inflight.delete(requestId);
     entry.ctx.abort(reason ?? 'Cancelled by the client');
     entry.stream.complete(now);
+    return true;
   }
 
   close(): void {

@@ -3,11 +3,15 @@ import { principalTag } from '../server/request-state.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { EventStore } from '../store/event-store.js';
-import { defaultOnError, MIDDLEWARE_DEFAULTS, NEVER_SESSION_DEFAULTS } from '../defaults.js';
+import { defaultOnError, EVENT_STORE_DEFAULTS, LOCAL_SESSION_DEFAULTS, MIDDLEWARE_DEFAULTS, NEVER_SESSION_DEFAULTS } from '../defaults.js';
+import { InMemoryMessageBus } from '../store/in-memory-message-bus.js';
 import { OutboundStream } from './outbound-stream.js';
 import { SseChannel } from './sse-channel.js';
 import type { SseStream } from '../store/sse-event.js';
-import { closedStream, replayFromStore } from './store-replay.js';
+import { closedStream } from './store-replay.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { InMemoryStreamLeases } from '../store/in-memory-stream-leases.js';
+import type { StreamLeases } from '../store/stream-leases.js';
 import type { PersistedReplies, RequestInfo, SessionManager, TransportSettings } from './session-manager.js';
 
 export interface NeverSessionManagerOptions {
@@ -21,6 +25,16 @@ export interface NeverSessionManagerOptions {
   streamCacheSize?: number;
   /** Bytes of JSON text those events may take per stream; the oldest go first. Defaults to `4194304` (4 MiB). */
   streamCacheBytes?: number;
+  /**
+   * Leases of running persisted streams, shared by the instances of a deployment: a resume of a stream whose
+   * instance was lost ends with an error response instead of waiting. Defaults to `new InMemoryStreamLeases()`;
+   * use `RedisStreamLeases` from `mcp-express/redis` across instances.
+   */
+  streamLeases?: StreamLeases;
+  /** How long (ms) a running stream's lease lasts without renewal; renewed every third of it. Defaults to `10000`. */
+  leaseTtlMs?: number;
+  /** How often (ms) a resume of a stream running on another instance reads the `eventStore`. Defaults to `100`. */
+  remoteFollowInterval?: number;
   /**
    * Called with store failures that cannot reach a client. Defaults to the `onError` of the `mcpMiddleware` it
    * serves (whose own default is `console.error`).
@@ -52,13 +66,27 @@ export class NeverSessionManager implements SessionManager {
   private readonly ownOnError: ((error: unknown) => void) | undefined;
   private readonly live = new Map<string, OutboundStream>();
   private replies: PersistedReplies | undefined;
-  private settings: TransportSettings = { sseRetry: MIDDLEWARE_DEFAULTS.sseRetry, maxBufferedBytes: MIDDLEWARE_DEFAULTS.maxBufferedBytesPerStream, onError: defaultOnError };
+  private readonly leases: LeaseKeeper;
+  private settings: TransportSettings = {
+    sseRetry: MIDDLEWARE_DEFAULTS.sseRetry,
+    maxBufferedBytes: MIDDLEWARE_DEFAULTS.maxBufferedBytesPerStream,
+    onError: defaultOnError,
+    bus: new InMemoryMessageBus(),
+    serverEvents: { subscribe: () => () => undefined },
+  };
 
   constructor(options: NeverSessionManagerOptions = {}) {
     this.eventStore = options.eventStore;
     this.streamCacheSize = options.streamCacheSize ?? NEVER_SESSION_DEFAULTS.streamCacheSize;
     this.streamCacheBytes = options.streamCacheBytes ?? NEVER_SESSION_DEFAULTS.streamCacheBytes;
     this.ownOnError = options.onError;
+    this.leases = new LeaseKeeper({
+      leases: options.streamLeases ?? new InMemoryStreamLeases(),
+      ttlMs: options.leaseTtlMs ?? LOCAL_SESSION_DEFAULTS.leaseTtlMs,
+      keepMs: EVENT_STORE_DEFAULTS.ttlMs,
+      followIntervalMs: options.remoteFollowInterval ?? LOCAL_SESSION_DEFAULTS.remoteFollowInterval,
+      onError: this.onError,
+    });
   }
 
   attach(_server: McpServer, settings: TransportSettings): void {
@@ -69,8 +97,9 @@ export class NeverSessionManager implements SessionManager {
   get persistedReplies(): PersistedReplies | undefined {
     if (!this.eventStore) return undefined;
     return (this.replies ??= {
-      open: (primes, principal) => {
+      open: (primes, principal, requestId) => {
         const { stream, channel } = this.openPersistedStream(primes, principal);
+        this.leases.take(stream.streamId, requestId);
         return {
           channel,
           send: (message) => {
@@ -113,6 +142,7 @@ export class NeverSessionManager implements SessionManager {
   private completePersistedStream(stream: OutboundStream): void {
     stream.complete(Date.now());
     this.live.delete(stream.streamId);
+    this.leases.release(stream.streamId);
   }
 
   /**
@@ -128,7 +158,8 @@ export class NeverSessionManager implements SessionManager {
     }
     const local = this.live.get(streamId);
     if (local) return local.resumeFromStore(lastEventId);
-    return replayFromStore(store, lastEventId, this.onError);
+    // Running (or run) on another instance: what is stored, then live to its end, or its lost-request error.
+    return this.leases.follow(store, streamId, lastEventId);
   }
 
   initializeSession(): Promise<{ sessionId: string; stream: SseStream }> {
@@ -156,6 +187,7 @@ export class NeverSessionManager implements SessionManager {
     return undefined;
   }
   async shutdown(): Promise<void> {
+    this.leases.stop();
     for (const stream of this.live.values()) stream.disconnect();
     this.live.clear();
   }

@@ -1,6 +1,8 @@
-import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
 import type { AuthInfo } from '../protocol/types.js';
 import type { McpServer } from '../server/mcp-server.js';
+import type { MessageBus } from '../store/message-bus.js';
+import type { ServerEvents } from './server-event-relay.js';
 import type { SseChannel } from './sse-channel.js';
 import type { SseStream } from '../store/sse-event.js';
 
@@ -25,6 +27,10 @@ export interface TransportSettings {
   maxBufferedBytes: number;
   /** The middleware's `onError`: where a manager without an `onError` of its own reports. */
   onError: (error: unknown) => void;
+  /** The deployment's message bus: client replies, cancellations and DELETEs reach the instance that needs them. */
+  bus: MessageBus;
+  /** The server's change events, from every instance (through the bus). */
+  serverEvents: ServerEvents;
 }
 
 /** One stateless reply stored event by event, so that the client can resume it with `Last-Event-ID`. */
@@ -42,8 +48,11 @@ export interface PersistedReply {
  * not cancel its request, and GET with `Last-Event-ID` replays it on any instance sharing the store.
  */
 export interface PersistedReplies {
-  /** A reply for one request; `primes` sends a priming event first (clients of 2025-11-25 and later). */
-  open(primes: boolean, principal: string | undefined): PersistedReply;
+  /**
+   * A reply for request `requestId`; `primes` sends a priming event first (clients of 2025-11-25 and later). The id
+   * ends the reply with an error response should this instance be lost while it runs.
+   */
+  open(primes: boolean, principal: string | undefined, requestId: RequestId): PersistedReply;
   /** The events of a reply after `lastEventId`, following it live where it runs here; empty for another principal's. */
   resume(lastEventId: string, principal: string | undefined): SseStream;
 }
@@ -57,7 +66,7 @@ export interface SessionManager {
   /** Whether this manager creates sessions; false makes GET/DELETE answer 405. */
   readonly stateful: boolean;
   /** Set when stateless replies are resumable (a stateless manager with an EventStore). */
-  readonly persistedReplies?: PersistedReplies;
+  readonly persistedReplies?: PersistedReplies | undefined;
   /** Binds the manager to the server it dispatches to. Called once by `mcpMiddleware`. */
   attach(server: McpServer, settings: TransportSettings): void;
   /** Runs `initialize`: creates a session and returns its id with the stream carrying the initialize result. */

@@ -34,7 +34,9 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
     }
     this.queue.push(event);
     this.queuedBytes += sizeOf(event);
-    if (this.queuedBytes > this.maxQueuedBytes && this.onOverflow) {
+    // The event at the head is the one the reader takes next: it counts as being written, not as waiting, so one
+    // message larger than the limit (a big result) goes out to a client that reads; what piles up behind it counts.
+    if (this.queuedBytes - sizeOf(this.queue[0]) > this.maxQueuedBytes && this.onOverflow) {
       const onOverflow = this.onOverflow;
       this.onOverflow = undefined;
       onOverflow();
@@ -80,7 +82,7 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
    * emits faster than its client reads is slowed instead of buffered.
    */
   waitForRoom(): Promise<void> | undefined {
-    if (this.ended || this.queuedBytes <= this.maxQueuedBytes / 2) return undefined;
+    if (this.ended || this.queuedBytes - (this.queue.length > 0 ? sizeOf(this.queue[0]) : 0) <= this.maxQueuedBytes / 2) return undefined;
     return new Promise((resolve) => {
       (this.roomWaiters ??= []).push(resolve);
     });
@@ -90,7 +92,7 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
     if (this.queue.length > 0) {
       const event = this.queue.shift()!;
       this.queuedBytes -= sizeOf(event);
-      if (this.roomWaiters && this.queuedBytes <= this.maxQueuedBytes / 2) this.releaseRoomWaiters();
+      if (this.roomWaiters && this.queuedBytes - (this.queue.length > 0 ? sizeOf(this.queue[0]) : 0) <= this.maxQueuedBytes / 2) this.releaseRoomWaiters();
       return Promise.resolve({ value: event, done: false });
     }
     if (this.ended) return Promise.resolve({ value: undefined, done: true });

@@ -165,3 +165,24 @@ test('with an EventStore, a reader that falls behind is disconnected with a retr
   expect(resumed.messages().at(-1)).toMatchObject({ id: 7, result: { content: [{ text: `flooded ${count}` }] } });
   expect(log.aborted).toBe(false);
 });
+
+test('one message larger than maxBufferedBytesPerStream (a big result) reaches a client that reads', async () => {
+  served = await serve({ server: echoServer(), sseKeepAlive: 0, maxBufferedBytesPerStream: MAX_BUFFERED });
+  const init = await openLive(served, { method: 'POST', headers: { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' }, body: initializeRequest(VERSION, 1) });
+  await init.ended;
+  const big = 'b'.repeat(1_500_000); // six times the limit
+  const echo = await openLive(served, {
+    method: 'POST',
+    headers: clientHeaders(VERSION, init.headers['mcp-session-id'] as string),
+    body: { jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'echo', arguments: { text: big } } },
+    waitForHeaders: false,
+  });
+  await echo.ended;
+  expect(echo.messages().at(-1)).toMatchObject({ id: 10, result: { content: [{ text: big }] } });
+});
+
+function echoServer(): McpServer {
+  const server = new McpServer({ name: 'echo', version: '1.0.0' });
+  server.tool('echo', { inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text }] }));
+  return server;
+}

@@ -1,21 +1,6 @@
 import { LocalSessionManager } from '../../lib/index.js';
 import { advanceClock, useFakeClock } from '../helpers/fake-clock.js';
-import {
-  ACCEPT_BOTH,
-  deferred,
-  type Harness,
-  initializeRequest,
-  openGet,
-  openPost,
-  openSession,
-  ping,
-  postMessage,
-  SESSION_ERA,
-  sseMessages,
-  startHarness,
-  toolCall,
-  UUID,
-} from '../helpers/http-helpers.js';
+import { ACCEPT_BOTH, deferred, type Harness, initializeRequest, openGet, openPost, openSession, ping, postMessage, SESSION_ERA, sseMessages, startHarness, toolCall, UUID } from '../helpers/http-helpers.js';
 
 const INIT_HEADERS = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' };
 
@@ -191,6 +176,9 @@ describe('session idle expiry (sessionIdleTimeout: 100, on a fake clock)', () =>
     for (let i = 0; i < 8; i++) {
       await advanceClock(50);
       h.server.tool(`t${i}`, { description: 'churn' }, () => ({ content: [] })).remove();
+      // Server events travel through the message bus (delivered after the current task, never inside the emit).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      console.log('ITER', i, get.isEnded, get.text().length, Date.now());
     }
     await get.waitFor((text) => text.split('list_changed').length - 1 === 16);
     expect(get.isEnded).toBe(false);

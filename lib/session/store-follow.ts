@@ -1,0 +1,65 @@
+import { ErrorCode } from '../protocol/error-codes.js';
+import { errorResponse, type JsonRpcMessage } from '../protocol/jsonrpc.js';
+import type { EventStore } from '../store/event-store.js';
+import type { SseEvent } from '../store/sse-event.js';
+import type { StreamLeases } from '../store/stream-leases.js';
+
+export interface FollowOptions {
+  /** How often (ms) to read the store again while the stream runs elsewhere. */
+  pollMs: number;
+  onError: (error: unknown) => void;
+}
+
+/** The message that ends a stream whose instance was lost. */
+export const LOST_INSTANCE_MESSAGE =
+  'Internal error: the server instance handling this request was lost before it finished; the request may or may not have taken effect. Send it again if that is safe.';
+
+/**
+ * A resume of a stream that runs (or ran) on another instance: the events an EventStore holds after `lastEventId`,
+ * then, while the stream is still running there, each new event as it is stored (read every `pollMs`), until its
+ * final response. When no instance holds the stream's lease any more and it never completed, the stream ends with a
+ * -32603 error response for its request, stored once (whoever claims it first), so every later resume sees the
+ * same ending. A stream with no lease record (another kind of stream, or an old one) is replayed as stored.
+ */
+export async function* followFromStore(store: EventStore, leases: StreamLeases, streamId: string, lastEventId: string, options: FollowOptions): AsyncGenerator<SseEvent> {
+  let last = lastEventId;
+  try {
+    for (;;) {
+      let ended = false;
+      for await (const stored of store.replayEventsAfter(last)) {
+        last = stored.id;
+        yield { id: stored.id, message: stored.event.message, retry: stored.event.retry };
+        if (isResponse(stored.event.message)) ended = true;
+      }
+      if (ended) return;
+      const lease = await leases.inspect(streamId);
+      // Nothing known of a lease: replay only. Released: the stream completed (or was cancelled); nothing follows.
+      if (!lease || lease.released) {
+        if (lease?.released) yield* replayRest(store, last);
+        return;
+      }
+      if (!lease.held) {
+        if (await leases.claimLost(streamId)) {
+          const message = errorResponse(lease.info.requestId, ErrorCode.InternalError, LOST_INSTANCE_MESSAGE);
+          const id = await store.storeEvent(streamId, { message });
+          await store.completeStream?.(streamId);
+          yield { id, message };
+          return;
+        }
+        // Another resume is storing the ending: read it on the next round.
+      }
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+    }
+  } catch (error) {
+    options.onError(error);
+  }
+}
+
+/** Whatever the store got after `last` (a stream that completed between the last read and the lease check). */
+async function* replayRest(store: EventStore, last: string): AsyncGenerator<SseEvent> {
+  for await (const stored of store.replayEventsAfter(last)) yield { id: stored.id, message: stored.event.message, retry: stored.event.retry };
+}
+
+function isResponse(message: JsonRpcMessage | undefined): boolean {
+  return message !== undefined && !('method' in message);
+}
