@@ -30,18 +30,24 @@ export interface SeedResult {
   replayBody: string;
 }
 
-/** Runs the scenario; `afterA` runs once A is shut down (to look at the stores between the two instances). */
-export async function replayOnSecondInstance(start: () => Promise<Served>, afterA?: (sessionId: string) => Promise<void>): Promise<SeedResult> {
-  const a = await start();
-  const init = await fetch(a.url, {
+/** Initializes a session of `version` on `url` (initialize only); returns the headers of a request in it. */
+export async function initializeOn(url: string, version: string): Promise<Record<string, string>> {
+  const init = await fetch(url, {
     method: 'POST',
     headers: json,
-    body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1.0"}}}',
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'test', version: '1.0' } } }),
   });
   const sessionId = init.headers.get('mcp-session-id')!;
   expect(sessionId).toBeTruthy();
   await init.text();
-  const session = { ...json, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' };
+  return { ...json, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': version };
+}
+
+/** Runs the scenario; `afterA` runs once A is shut down (to look at the stores between the two instances). */
+export async function replayOnSecondInstance(start: () => Promise<Served>, afterA?: (sessionId: string) => Promise<void>): Promise<SeedResult> {
+  const a = await start();
+  const session = await initializeOn(a.url, '2025-06-18');
+  const sessionId = session['Mcp-Session-Id'];
   const initialized = await fetch(a.url, { method: 'POST', headers: session, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
   expect(initialized.status).toBe(202);
 

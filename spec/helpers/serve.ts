@@ -22,16 +22,21 @@ export async function serve(options: McpMiddlewareOptions, before?: (app: expres
     const server = app.listen(0, '127.0.0.1', () => resolve(server));
   });
   const port = (http.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     port,
     app,
     middleware,
     http,
-    async close() {
-      await middleware.close();
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+    // Idempotent: a test may close a server itself and leave it to an afterEach as well.
+    close() {
+      closing ??= (async () => {
+        await middleware.close();
+        http.closeAllConnections();
+        await new Promise<void>((resolve) => http.close(() => resolve()));
+      })();
+      return closing;
     },
   };
 }

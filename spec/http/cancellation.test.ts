@@ -1,16 +1,5 @@
 import { McpError } from '../../lib/index.js';
-import {
-  type Harness,
-  openPost,
-  openSession,
-  ping,
-  postMessage,
-  SESSION_ERA,
-  sleep,
-  sseMessages,
-  startHarness,
-  toolCall,
-} from '../helpers/http-helpers.js';
+import { type Harness, openPost, openSession, ping, postMessage, SESSION_ERA, sleep, sseMessages, startHarness, toolCall } from '../helpers/http-helpers.js';
 
 describe.each(SESSION_ERA)('cancellation for a %s client', (version) => {
   let h: Harness;

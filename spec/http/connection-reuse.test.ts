@@ -1,14 +1,5 @@
 import http from 'node:http';
-import {
-  ACCEPT_BOTH,
-  clientHeaders,
-  type Harness,
-  initializeRequest,
-  isResponseTo,
-  openLive,
-  startHarness,
-  toolCall,
-} from '../helpers/http-helpers.js';
+import { ACCEPT_BOTH, clientHeaders, type Harness, initializeRequest, isResponseTo, openLive, startHarness, toolCall } from '../helpers/http-helpers.js';
 
 describe.each([
   ['SSE responses', false],

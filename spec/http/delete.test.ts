@@ -1,13 +1,4 @@
-import {
-  clientHeaders,
-  type Harness,
-  openGet,
-  openSession,
-  ping,
-  postMessage,
-  SESSION_ERA,
-  startHarness,
-} from '../helpers/http-helpers.js';
+import { clientHeaders, type Harness, openGet, openSession, ping, postMessage, SESSION_ERA, startHarness } from '../helpers/http-helpers.js';
 
 describe.each(SESSION_ERA)('DELETE as a %s client', (version) => {
   let h: Harness;

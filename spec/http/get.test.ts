@@ -1,16 +1,4 @@
-import {
-  clientHeaders,
-  type Harness,
-  type LiveResponse,
-  openGet,
-  openSession,
-  parseSse,
-  ping,
-  postMessage,
-  SESSION_ERA,
-  sleep,
-  startHarness,
-} from '../helpers/http-helpers.js';
+import { clientHeaders, type Harness, type LiveResponse, openGet, openSession, parseSse, ping, postMessage, SESSION_ERA, sleep, startHarness } from '../helpers/http-helpers.js';
 
 const LIST_CHANGED = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' };
 const listChangedCount = (live: LiveResponse) => live.messages().filter((m) => 'method' in m && m.method === LIST_CHANGED.method).length;

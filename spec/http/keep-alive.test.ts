@@ -1,17 +1,4 @@
-import {
-  type Harness,
-  isResponseTo,
-  openGet,
-  openPost,
-  openSession,
-  parseSse,
-  ping,
-  postMessage,
-  SESSION_ERA,
-  sleep,
-  startHarness,
-  toolCall,
-} from '../helpers/http-helpers.js';
+import { type Harness, isResponseTo, openGet, openPost, openSession, parseSse, ping, postMessage, SESSION_ERA, sleep, startHarness, toolCall } from '../helpers/http-helpers.js';
 
 const comments = (text: string) => parseSse(text).filter((frame) => frame.comments.length > 0 && frame.data === undefined);
 

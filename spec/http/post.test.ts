@@ -1,21 +1,6 @@
 import express from 'express';
 import http from 'node:http';
-import {
-  ACCEPT_BOTH,
-  clientHeaders,
-  type Harness,
-  initializeRequest,
-  isResponseTo,
-  openPost,
-  openSession,
-  ping,
-  postMessage,
-  SESSION_ERA,
-  sseMessages,
-  parseSse,
-  startHarness,
-  toolCall,
-} from '../helpers/http-helpers.js';
+import { ACCEPT_BOTH, clientHeaders, type Harness, initializeRequest, isResponseTo, openPost, openSession, ping, postMessage, SESSION_ERA, sseMessages, parseSse, startHarness, toolCall } from '../helpers/http-helpers.js';
 
 const JSON_CT = { 'Content-Type': 'application/json' };
 

@@ -1,18 +1,5 @@
 import http from 'node:http';
-import {
-  ACCEPT_BOTH,
-  clientHeaders,
-  type Harness,
-  initializeRequest,
-  openSession,
-  parseRawResponse,
-  ping,
-  postMessage,
-  rawHttp,
-  sseMessages,
-  startHarness,
-  toolCall,
-} from '../helpers/http-helpers.js';
+import { ACCEPT_BOTH, clientHeaders, type Harness, initializeRequest, openSession, parseRawResponse, ping, postMessage, rawHttp, sseMessages, startHarness, toolCall } from '../helpers/http-helpers.js';
 
 /** A small deterministic PRNG (mulberry32), so a failing case can be replayed. */
 function random(seed: number): () => number {

@@ -1,17 +1,4 @@
-import {
-  type Harness,
-  isResponseTo,
-  type LiveResponse,
-  openGet,
-  openPost,
-  openSession,
-  postMessage,
-  SESSION_ERA,
-  sleep,
-  sseMessages,
-  startHarness,
-  toolCall,
-} from '../helpers/http-helpers.js';
+import { type Harness, isResponseTo, type LiveResponse, openGet, openPost, openSession, postMessage, SESSION_ERA, sleep, sseMessages, startHarness, toolCall } from '../helpers/http-helpers.js';
 import type { JsonRpcMessage } from '../../lib/protocol/jsonrpc.js';
 
 const methodOf = (m: JsonRpcMessage) => ('method' in m ? m.method : undefined);

@@ -178,7 +178,6 @@ describe('session idle expiry (sessionIdleTimeout: 100, on a fake clock)', () =>
       h.server.tool(`t${i}`, { description: 'churn' }, () => ({ content: [] })).remove();
       // Server events travel through the message bus (delivered after the current task, never inside the emit).
       await new Promise<void>((resolve) => setImmediate(resolve));
-      console.log('ITER', i, get.isEnded, get.text().length, Date.now());
     }
     await get.waitFor((text) => text.split('list_changed').length - 1 === 16);
     expect(get.isEnded).toBe(false);

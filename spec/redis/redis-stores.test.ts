@@ -14,6 +14,7 @@ import { RedisEventStore, RedisSessionStore, type RedisEventStoreOptions } from 
 import { describeEventStoreContract, describeSessionStoreContract } from '../../lib/testing/index.js';
 import { serve, type Served } from '../helpers/serve.js';
 import { sleep } from '../helpers/wire.js';
+import { describeBoundedEventStore } from '../store/bounded-event-store-scenarios.js';
 import { replay, storeAll } from '../store/event-store-helpers.js';
 import { progressServer, replayOnSecondInstance } from '../helpers/seed-scenario.js';
 
@@ -103,6 +104,19 @@ function describeRedisSuites(): void {
   const eventStore = (options: RedisEventStoreOptions = {}, on: Client = client): RedisEventStore =>
     new RedisEventStore(on, { keyPrefix: prefix('events'), ...options });
 
+  // Redis expires keys itself: the expiry scenarios really wait (2.5 TTLs of 100 ms).
+  describeBoundedEventStore('RedisEventStore', {
+    create: (options) => eventStore(options),
+    ttlMs: 100,
+    ...redisClock,
+    beforeExpiry: async (store, streamId) => {
+      await store.completeStream!(streamId);
+      expect(await store.isStreamComplete!(streamId)).toBe(true);
+    },
+    afterExpiry: async (store, streamId) => expect(await store.isStreamComplete!(streamId)).toBe(false),
+    afterRewrite: async (store, streamId) => expect(await store.isStreamComplete!(streamId)).toBe(false),
+  });
+
   describe('RedisEventStore on Redis', () => {
     test('writes a list and a hash per stream, both with the TTL, and a counter that never expires', async () => {
       const keyPrefix = prefix('layout');
@@ -118,24 +132,6 @@ function describeRedisSuites(): void {
       }
       expect(await client.get(`${keyPrefix}seq`)).toBe(id.split('#')[1]);
       expect(await client.pTTL(`${keyPrefix}seq`)).toBe(-1);
-    });
-
-    test('after TTL expiry an id replays nothing, and once the stream id is written again its new events, with new ids', async () => {
-      const store = eventStore({ ttlMs: 100 });
-      const old = await storeAll(store, 'sess/0', ['a1', 'a2', 'a3']);
-      await store.completeStream('sess/0');
-      expect(await store.isStreamComplete('sess/0')).toBe(true);
-      await sleep(250);
-      expect(await replay(store, old[2])).toEqual([]);
-      expect(await store.isStreamComplete('sess/0')).toBe(false);
-      const fresh = await storeAll(store, 'sess/0', ['b1', 'b2']);
-      expect(new Set([...old, ...fresh]).size).toBe(5);
-      expect(await store.isStreamComplete('sess/0')).toBe(false);
-      const expected = [{ id: fresh[0], method: 'b1' }, { id: fresh[1], method: 'b2' }];
-      expect(await replay(store, old[2])).toEqual(expected);
-      expect(await replay(store, old[0])).toEqual(expected);
-      expect(await replay(store, fresh[0])).toEqual([expected[1]]);
-      expect(await replay(store, fresh[1])).toEqual([]);
     });
 
     // Every write restarts the TTL (checked by the contract with real waits) because each write sets it anew:
@@ -161,36 +157,12 @@ function describeRedisSuites(): void {
       expect(await store.load('s')).toEqual({ ...state, logLevel: 'info' });
     });
 
-    test('events dropped for maxEventsPerStream after the id give nothing, never a gap', async () => {
+    // Replays after trimming: the shared bounded-store scenarios above.
+    test('trimming to maxEventsPerStream keeps one entry more: the last dropped seq', async () => {
       const keyPrefix = prefix('trim');
       const store = new RedisEventStore(client, { keyPrefix, maxEventsPerStream: 3 });
-      const ids = await storeAll(store, 's/1', ['e1', 'e2', 'e3', 'e4', 'e5']); // keeps e3..e5
+      await storeAll(store, 's/1', ['e1', 'e2', 'e3', 'e4', 'e5']); // keeps e3..e5
       expect(await client.lLen(`${keyPrefix}{s/1}:log`)).toBe(4); // plus e2, kept only as the last dropped seq
-      expect(await replay(store, ids[0])).toEqual([]);
-      expect((await replay(store, ids[1])).map((stored) => stored.method)).toEqual(['e3', 'e4', 'e5']);
-      expect(await replay(store, ids[3])).toEqual([{ id: ids[4], method: 'e5' }]);
-      expect(await replay(store, 's/1#999999')).toEqual([]); // newer than anything stored
-    });
-
-    test('an id from an expired incarnation gives nothing once the new one has dropped events', async () => {
-      const store = eventStore({ ttlMs: 100, maxEventsPerStream: 2 });
-      const old = await storeAll(store, 's/1', ['a1']);
-      await sleep(250);
-      const fresh = await storeAll(store, 's/1', ['b1', 'b2', 'b3']); // b1 dropped
-      expect(await replay(store, old[0])).toEqual([]);
-      expect((await replay(store, fresh[0])).map((stored) => stored.method)).toEqual(['b2', 'b3']);
-    });
-
-    test('a replay is not shifted by events stored while it is consumed', async () => {
-      const store = eventStore({ maxEventsPerStream: 3 });
-      const ids = await storeAll(store, 's/1', ['e1', 'e2', 'e3']);
-      const iterator = store.replayEventsAfter(ids[0])[Symbol.asyncIterator]();
-      const first = await iterator.next();
-      await storeAll(store, 's/1', ['e4', 'e5']);
-      const rest = [];
-      for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest.push(next.value.id);
-      expect(first.value?.id).toBe(ids[1]);
-      expect(rest).toEqual([ids[2]]);
     });
 
     test('completeStream on an unknown stream is a no-op and writes nothing', async () => {

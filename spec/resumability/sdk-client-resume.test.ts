@@ -2,7 +2,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryEventStore, LocalSessionManager, McpServer } from '../../lib/index.js';
-import { serve } from '../helpers/serve.js';
+import { closeAfterEach, serve } from '../helpers/serve.js';
+
+const track = closeAfterEach();
 
 function pollingServer(): McpServer {
   const server = new McpServer({ name: 'polling', version: '1.0.0' });
@@ -22,7 +24,7 @@ describe.each([
   ['with an InMemoryEventStore', () => new LocalSessionManager({ eventStore: new InMemoryEventStore() })],
 ])('SDK v1 client resume %s', (_label, manager) => {
   test('the client reconnects with Last-Event-ID and receives the rest of the stream', async () => {
-    const served = await serve({ server: pollingServer(), sessionManager: manager(), sseRetry: 100, sseKeepAlive: 0 });
+    const served = track(await serve({ server: pollingServer(), sessionManager: manager(), sseRetry: 100, sseKeepAlive: 0 }));
     const lastEventIds: string[] = [];
     served.http.on('request', (req) => {
       const id = req.headers['last-event-id'];
@@ -31,6 +33,7 @@ describe.each([
     const client = new Client({ name: 'resumer', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(served.url));
     await client.connect(transport);
+    track(client);
     const progress: string[] = [];
     const result = await client.callTool({ name: 'slow_after_close', arguments: {} }, undefined, {
       onprogress: (update) => progress.push(String(update.message)),
@@ -39,7 +42,5 @@ describe.each([
     expect(progress).toEqual(['before the close', 'while the client is away']);
     expect(lastEventIds.length).toBeGreaterThanOrEqual(1);
     await transport.terminateSession();
-    await client.close();
-    await served.close();
   });
 });

@@ -5,11 +5,10 @@
  * and, given the progress event's id, replays the final response.
  */
 import { LocalSessionManager, InMemorySessionStore, InMemoryEventStore } from '../../lib/index.js';
-import { progressServer, replayOnSecondInstance } from '../helpers/seed-scenario.js';
-import { serve, type Served } from '../helpers/serve.js';
+import { initializeOn, progressServer, replayOnSecondInstance } from '../helpers/seed-scenario.js';
+import { closeAfterEach, serve, type Served } from '../helpers/serve.js';
 
-
-const json = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+const track = closeAfterEach();
 
 test('instance B replays from the shared store the response instance A stored', async () => {
   const sessionStore = new InMemorySessionStore();
@@ -17,25 +16,18 @@ test('instance B replays from the shared store the response instance A stored', 
   const start = (): Promise<Served> =>
     serve({ server: progressServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ sessionStore, eventStore }) });
   const { b, replayStatus, replayBody } = await replayOnSecondInstance(start);
+  track(b);
   expect(replayStatus).toBe(200);
   expect(replayBody).toContain('"id":2');
   expect(replayBody).not.toContain('notifications/progress');
-  await b.close();
 });
 
 test('instance B serves a new request in a session that only instance A saw initialize', async () => {
   const sessionStore = new InMemorySessionStore();
-  const a = await serve({ server: progressServer(), sessionManager: new LocalSessionManager({ sessionStore }) });
-  const b = await serve({ server: progressServer(), sessionManager: new LocalSessionManager({ sessionStore }) });
-  const bare = await serve({ server: progressServer() });
-  const init = await fetch(a.url, {
-    method: 'POST',
-    headers: json,
-    body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1.0"}}}',
-  });
-  const sessionId = init.headers.get('mcp-session-id')!;
-  await init.text();
-  const headers = { ...json, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-11-25' };
+  const a = track(await serve({ server: progressServer(), sessionManager: new LocalSessionManager({ sessionStore }) }));
+  const b = track(await serve({ server: progressServer(), sessionManager: new LocalSessionManager({ sessionStore }) }));
+  const bare = track(await serve({ server: progressServer() }));
+  const headers = await initializeOn(a.url, '2025-11-25');
   const body = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}';
 
   const withoutStore = await fetch(bare.url, { method: 'POST', headers, body });
@@ -52,7 +44,6 @@ test('instance B serves a new request in a session that only instance A saw init
   expect(sessionStore.size).toBe(0);
   const afterDelete = await fetch(b.url, { method: 'POST', headers, body });
   expect(afterDelete.status).toBe(404);
-  await Promise.all([a.close(), b.close(), bare.close()]);
 });
 
 test('concurrent requests for an unknown session restore it once', async () => {
@@ -67,21 +58,13 @@ test('concurrent requests for an unknown session restore it once', async () => {
     store: (id: string, state: Parameters<InMemorySessionStore['store']>[1]) => inner.store(id, state),
     delete: (id: string) => inner.delete(id),
   };
-  const a = await serve({ server: progressServer(), sessionManager: new LocalSessionManager({ sessionStore: inner }) });
-  const b = await serve({ server: progressServer(), sessionManager: new LocalSessionManager({ sessionStore: counting }) });
-  const init = await fetch(a.url, {
-    method: 'POST',
-    headers: json,
-    body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1.0"}}}',
-  });
-  const sessionId = init.headers.get('mcp-session-id')!;
-  await init.text();
-  const headers = { ...json, 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-11-25' };
+  const a = track(await serve({ server: progressServer(), sessionManager: new LocalSessionManager({ sessionStore: inner }) }));
+  const b = track(await serve({ server: progressServer(), sessionManager: new LocalSessionManager({ sessionStore: counting }) }));
+  const headers = await initializeOn(a.url, '2025-11-25');
   const responses = await Promise.all(
     [2, 3, 4, 5].map((id) => fetch(b.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }) })),
   );
   expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
   await Promise.all(responses.map((response) => response.text()));
   expect(loads).toBe(1);
-  await Promise.all([a.close(), b.close()]);
 });

@@ -1,8 +1,12 @@
 /** Edges of LocalSessionManager and the middleware around it: limits, store refresh, error reporting. */
 import { InMemorySessionStore, LocalSessionManager, McpServer, type SessionState } from '../../lib/index.js';
-import { serve } from '../helpers/serve.js';
+import { advanceClock, useFakeClock } from '../helpers/fake-clock.js';
+import { closeAfterEach, serve } from '../helpers/serve.js';
 import { RawClient, toolCall } from '../helpers/raw-client.js';
 import { sseMessages } from '../helpers/sse.js';
+
+const track = closeAfterEach();
+afterEach(() => void jest.useRealTimers()); // also when a fake-clock test fails midway
 
 function server(): McpServer {
   const s = new McpServer({ name: 'edges', version: '1.0.0' });
@@ -22,8 +26,8 @@ function server(): McpServer {
 
 test('a restore that would exceed maxSessions answers 503 with Retry-After, like initialize', async () => {
   const sessionStore = new InMemorySessionStore();
-  const a = await serve({ server: server(), sessionManager: new LocalSessionManager({ sessionStore }) });
-  const b = await serve({ server: server(), sessionManager: new LocalSessionManager({ sessionStore, maxSessions: 1 }) });
+  const a = track(await serve({ server: server(), sessionManager: new LocalSessionManager({ sessionStore }) }));
+  const b = track(await serve({ server: server(), sessionManager: new LocalSessionManager({ sessionStore, maxSessions: 1 }) }));
   const first = new RawClient(a.url);
   const second = new RawClient(a.url);
   await first.initialize();
@@ -34,12 +38,11 @@ test('a restore that would exceed maxSessions answers 503 with Retry-After, like
   expect(refused.status).toBe(503);
   expect(refused.headers.get('retry-after')).toBe('30');
   expect(await refused.json()).toMatchObject({ error: { code: -32000, message: expect.stringContaining('maxSessions') } });
-  await Promise.all([a.close(), b.close()]);
 });
 
 test('a stateless handler exception answers -32603 naming the method and goes to onError', async () => {
   const errors: unknown[] = [];
-  const served = await serve({ server: server(), onError: (error) => errors.push(error) });
+  const served = track(await serve({ server: server(), onError: (error) => errors.push(error) }));
   const reply = await fetch(served.url, {
     method: 'POST',
     headers: {
@@ -59,7 +62,6 @@ test('a stateless handler exception answers -32603 naming the method and goes to
   expect(body).toMatchObject({ id: 1, error: { code: -32603, message: expect.stringContaining('custom/explode') } });
   expect(errors).toHaveLength(1);
   expect((errors[0] as Error).message).toContain('secret database password');
-  await served.close();
 });
 
 test('the state of a session in use is written to the store again after sessionStoreRefreshInterval', async () => {
@@ -73,24 +75,26 @@ test('the state of a session in use is written to the store again after sessionS
     },
     delete: (id: string) => inner.delete(id),
   };
-  const served = await serve({ server: server(), sessionManager: new LocalSessionManager({ sessionStore, sessionStoreRefreshInterval: 60, sessionIdleTimeout: 10_000, completedStreamTtl: 200 }) });
+  useFakeClock(); // the refresh runs in the idle sweep: on the fake clock
+  const served = track(await serve({ server: server(), sessionManager: new LocalSessionManager({ sessionStore, sessionStoreRefreshInterval: 60, sessionIdleTimeout: 10_000, completedStreamTtl: 200 }) }));
   const client = new RawClient(served.url);
   await client.initialize();
   expect(writes).toHaveLength(1);
   for (let round = 0; round < 4; round++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await advanceClock(50);
     await client.call({ jsonrpc: '2.0', id: 10 + round, method: 'ping' });
   }
-  await new Promise((resolve) => setTimeout(resolve, 120));
+  await advanceClock(120);
   expect(writes.length).toBeGreaterThanOrEqual(2);
   const quiet = writes.length;
-  await new Promise((resolve) => setTimeout(resolve, 200)); // idle: no activity, no rewrite
+  await advanceClock(200); // idle: no activity, no rewrite
   expect(writes.length).toBe(quiet);
-  await served.close();
+  await served.close(); // before real timers return: the manager's sweep interval is a fake one
+  jest.useRealTimers();
 });
 
 test('ctx.inputRequired inside a session asks the client itself, and fails cleanly without the capability', async () => {
-  const served = await serve({ server: server(), sseKeepAlive: 0 });
+  const served = track(await serve({ server: server(), sseKeepAlive: 0 }));
   const without = new RawClient(served.url);
   await without.initialize({});
   const refused = await without.call(toolCall(2, 'confirm_first'));
@@ -111,7 +115,6 @@ test('ctx.inputRequired inside a session asks the client itself, and fails clean
     text += new TextDecoder().decode(chunk.value);
   }
   expect(sseMessages(text).at(-1)).toMatchObject({ id: 3, result: { content: [{ text: 'answer accept, state asked' }] } });
-  await served.close();
 });
 
 test('completions are advertised only when something can complete', () => {

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { openLive } from '../helpers/http-helpers.js';
+import { closeAfterEach } from '../helpers/serve.js';
 import { ACCEPT_BOTH, callTool, envelope, FULL_CAPABILITIES, modern, rawRequest, resultOf, sleep, startModern, textOf, type ModernHarness, type Reply } from '../helpers/modern.js';
 
 const ELICIT = envelope({}, { elicitation: {} });
@@ -271,42 +272,26 @@ describe('requestState integrity', () => {
   });
 
   describe('across instances', () => {
-    test('a state signed with another secret is rejected', async () => {
-      const a = await startModern({ requestStateSecret: 'secret-of-instance-A-0123456789' });
-      const b = await startModern({ requestStateSecret: 'secret-of-instance-B-0123456789' });
-      try {
-        const r1 = inputRequired(await retry('two_step', {}, a.port));
-        const reply = await retry('two_step', { inputResponses: { step1: accept({ name: 'Alice' }) }, requestState: r1.requestState }, b.port);
-        expect(reply.json?.error?.code).toBe(-32602);
-      } finally {
-        await Promise.all([a.close(), b.close()]);
-      }
-    });
-
-    test('two instances with no configured secret do not accept each other’s states', async () => {
-      const a = await startModern();
-      const b = await startModern();
-      try {
-        const r1 = inputRequired(await retry('two_step', {}, a.port));
-        const reply = await retry('two_step', { inputResponses: { step1: accept({ name: 'Alice' }) }, requestState: r1.requestState }, b.port);
-        expect(reply.json?.error?.code).toBe(-32602);
-      } finally {
-        await Promise.all([a.close(), b.close()]);
-      }
+    const track = closeAfterEach();
+    test.each([
+      ['a state signed with another secret is rejected', 'secret-of-instance-A-0123456789', 'secret-of-instance-B-0123456789'],
+      ['two instances with no configured secret do not accept each other’s states', undefined, undefined],
+    ])('%s', async (_label, secretA, secretB) => {
+      const a = track(await startModern(secretA === undefined ? {} : { requestStateSecret: secretA }));
+      const b = track(await startModern(secretB === undefined ? {} : { requestStateSecret: secretB }));
+      const r1 = inputRequired(await retry('two_step', {}, a.port));
+      const reply = await retry('two_step', { inputResponses: { step1: accept({ name: 'Alice' }) }, requestState: r1.requestState }, b.port);
+      expect(reply.json?.error?.code).toBe(-32602);
     });
 
     test('instances sharing the secret continue each other’s rounds', async () => {
       const secret = Buffer.from('a-cluster-wide-secret-0123456789');
-      const a = await startModern({ requestStateSecret: secret });
-      const b = await startModern({ requestStateSecret: secret });
-      try {
-        const r1 = inputRequired(await retry('two_step', {}, a.port));
-        const r2 = inputRequired(await retry('two_step', { inputResponses: { step1: accept({ name: 'Alice' }) }, requestState: r1.requestState }, b.port));
-        const r3 = await retry('two_step', { inputResponses: { step2: accept({ color: 'green' }) }, requestState: r2.requestState }, a.port);
-        expect(textOf(complete(r3))).toBe('Alice likes green');
-      } finally {
-        await Promise.all([a.close(), b.close()]);
-      }
+      const a = track(await startModern({ requestStateSecret: secret }));
+      const b = track(await startModern({ requestStateSecret: secret }));
+      const r1 = inputRequired(await retry('two_step', {}, a.port));
+      const r2 = inputRequired(await retry('two_step', { inputResponses: { step1: accept({ name: 'Alice' }) }, requestState: r1.requestState }, b.port));
+      const r3 = await retry('two_step', { inputResponses: { step2: accept({ color: 'green' }) }, requestState: r2.requestState }, a.port);
+      expect(textOf(complete(r3))).toBe('Alice likes green');
     });
   });
 });
@@ -330,18 +315,23 @@ describe('only tools/call, prompts/get and resources/read may return input_requi
 });
 
 describe('the same tool code in a 2025-era session', () => {
-  test('ctx.elicit sends elicitation/create on the POST stream and the answer POST completes the call', async () => {
-    const version = '2025-11-25';
+  /** Initializes a session of `version` declaring `capabilities`; returns the headers of a request in it. */
+  async function openLegacySession(version: string, capabilities: Record<string, unknown>): Promise<Record<string, string>> {
     const init = await rawRequest(
       h.port,
       'POST',
       { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH },
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: { elicitation: {} }, clientInfo: { name: 'legacy', version: '1' } } }),
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities, clientInfo: { name: 'legacy', version: '1' } } }),
     );
     const sessionId = init.headers['mcp-session-id'] as string;
     expect(sessionId).toBeTruthy();
     const headers = { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH, 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': version };
     expect((await rawRequest(h.port, 'POST', headers, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status).toBe(202);
+    return headers;
+  }
+
+  test('ctx.elicit sends elicitation/create on the POST stream and the answer POST completes the call', async () => {
+    const headers = await openLegacySession('2025-11-25', { elicitation: {} });
 
     const live = await openLive(h, { method: 'POST', headers, body: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'greet', arguments: {} } }, waitForHeaders: false });
     const request = (await live.waitForMessage((message) => 'method' in message && message.method === 'elicitation/create')) as any;
@@ -359,15 +349,7 @@ describe('the same tool code in a 2025-era session', () => {
   });
 
   test('ctx.inputRequired inside a session is emulated: the session asks the client, then reruns the handler with the state', async () => {
-    const version = '2025-11-25';
-    const init = await rawRequest(
-      h.port,
-      'POST',
-      { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH },
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: { elicitation: {} }, clientInfo: { name: 'legacy', version: '1' } } }),
-    );
-    const headers = { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH, 'Mcp-Session-Id': init.headers['mcp-session-id'] as string, 'MCP-Protocol-Version': version };
-    await rawRequest(h.port, 'POST', headers, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    const headers = await openLegacySession('2025-11-25', { elicitation: {} });
     const live = await openLive(h, { method: 'POST', headers, body: { jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'confirm_tool', arguments: {} } }, waitForHeaders: false });
     const request = (await live.waitForMessage((message) => 'method' in message && message.method === 'elicitation/create')) as any;
     expect(request.params).toEqual(CONFIRM);
@@ -379,15 +361,7 @@ describe('the same tool code in a 2025-era session', () => {
   });
 
   test('a 2025-era session without the elicitation capability gets a -32021 error naming it, from the same code', async () => {
-    const version = '2025-06-18';
-    const init = await rawRequest(
-      h.port,
-      'POST',
-      { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH },
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }),
-    );
-    const headers = { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH, 'Mcp-Session-Id': init.headers['mcp-session-id'] as string, 'MCP-Protocol-Version': version };
-    await rawRequest(h.port, 'POST', headers, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    const headers = await openLegacySession('2025-06-18', {});
     const reply = await rawRequest(h.port, 'POST', headers, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'greet', arguments: {} } }));
     expect(reply.status).toBe(200);
     const message = reply.messages.find((m) => m.id === 3);

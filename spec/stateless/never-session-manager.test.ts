@@ -7,8 +7,10 @@
 import { InMemoryEventStore, LocalSessionManager, McpServer, NeverSessionManager } from '../../lib/index.js';
 import { openLive } from '../helpers/http-helpers.js';
 import { ACCEPT_BOTH, callTool, modern, MODERN, rawRequest, resultOf, sleep, startModern, textOf, waitUntil, type ModernHarness } from '../helpers/modern.js';
-import { serve, type Served } from '../helpers/serve.js';
+import { closeAfterEach, serve, type Served } from '../helpers/serve.js';
 import { parseSse } from '../helpers/sse.js';
+
+const track = closeAfterEach();
 
 const SESSION_ERA = ['2025-03-26', '2025-06-18', '2025-11-25'] as const;
 
@@ -180,7 +182,7 @@ async function storedMessages(store: InMemoryEventStore, afterId: string): Promi
 test('port of rmcp stateless_instance_replays_events_from_shared_store', async () => {
   const eventStore = new InMemoryEventStore();
   const flags: Flags = { finished: 0, aborted: 0 };
-  const start = (): Promise<Served> => serve({ server: progressServer(flags), sseKeepAlive: 0, sessionManager: new NeverSessionManager({ eventStore }) });
+  const start = async (): Promise<Served> => track(await serve({ server: progressServer(flags), sseKeepAlive: 0, sessionManager: new NeverSessionManager({ eventStore }) }));
 
   // Instance A serves the call; the client drops the connection right after the progress event.
   const a = await start();

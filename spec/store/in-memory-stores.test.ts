@@ -1,5 +1,6 @@
 import { InMemoryEventStore, InMemorySessionStore } from '../../lib/index.js';
 import { describeEventStoreContract, describeSessionStoreContract } from '../../lib/testing/index.js';
+import { describeBoundedEventStore } from './bounded-event-store-scenarios.js';
 import { replay, storeAll } from './event-store-helpers.js';
 
 /** The in-memory stores read `Date.now()`: their TTL checks let time pass on jest's fake clock. */
@@ -8,6 +9,13 @@ const fakeClock = { elapse: async (ms: number) => void jest.advanceTimersByTime(
 describe('on a fake clock', () => {
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
+
+  describeBoundedEventStore('InMemoryEventStore', {
+    create: (options) => new InMemoryEventStore(options),
+    ttlMs: 50,
+    ...fakeClock,
+    afterExpiry: async (store) => expect((store as InMemoryEventStore).streamCount).toBe(0),
+  });
 
   describeEventStoreContract('InMemoryEventStore', () => new InMemoryEventStore(), {
     ttl: { ttlMs: 60_000, create: (ttlMs) => new InMemoryEventStore({ ttlMs }), ...fakeClock },
@@ -18,25 +26,8 @@ describe('on a fake clock', () => {
 });
 
 describe('InMemoryEventStore ids across eviction', () => {
-
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
-
-  test('after TTL expiry, new events on the same stream id get new ids and a resume from an old id returns them', async () => {
-    const store = new InMemoryEventStore({ ttlMs: 50 });
-    const old = await storeAll(store, 'sess/0', ['a1', 'a2', 'a3']);
-    jest.advanceTimersByTime(100);
-    expect(await replay(store, old[2])).toEqual([]); // expired, nothing new yet
-    expect(store.streamCount).toBe(0);
-    const fresh = await storeAll(store, 'sess/0', ['b1', 'b2']);
-    expect(new Set([...old, ...fresh]).size).toBe(5);
-    expect(fresh.every((id) => store.streamIdOf(id) === 'sess/0')).toBe(true);
-    const expected = [{ id: fresh[0], method: 'b1' }, { id: fresh[1], method: 'b2' }];
-    expect(await replay(store, old[2])).toEqual(expected);
-    expect(await replay(store, old[0])).toEqual(expected);
-    expect(await replay(store, fresh[0])).toEqual([expected[1]]);
-    expect(await replay(store, fresh[1])).toEqual([]);
-  });
 
   test('expiry found by the periodic sweep while storing also keeps ids unique', async () => {
     const store = new InMemoryEventStore({ ttlMs: 50 });
@@ -60,35 +51,5 @@ describe('InMemoryEventStore ids across eviction', () => {
     expect(await replay(store, old[1])).toEqual([{ id: fresh[0], method: 'a3' }]);
     expect(await replay(store, old[0])).toEqual([{ id: fresh[0], method: 'a3' }]);
     expect(await replay(store, fresh[0])).toEqual([]);
-  });
-
-  test('events dropped for maxEventsPerStream after the id give nothing, never a gap', async () => {
-    const store = new InMemoryEventStore({ maxEventsPerStream: 3 });
-    const ids = await storeAll(store, 's/1', ['e1', 'e2', 'e3', 'e4', 'e5']); // keeps e3..e5
-    expect(await replay(store, ids[0])).toEqual([]);
-    expect((await replay(store, ids[1])).map((stored) => stored.method)).toEqual(['e3', 'e4', 'e5']);
-    expect(await replay(store, ids[3])).toEqual([{ id: ids[4], method: 'e5' }]);
-    expect(await replay(store, 's/1#999999')).toEqual([]); // newer than anything stored
-  });
-
-  test('an id from an evicted incarnation gives nothing once the new one has dropped events', async () => {
-    const store = new InMemoryEventStore({ ttlMs: 50, maxEventsPerStream: 2 });
-    const old = await storeAll(store, 's/1', ['a1']);
-    jest.advanceTimersByTime(100);
-    const fresh = await storeAll(store, 's/1', ['b1', 'b2', 'b3']); // b1 dropped
-    expect(await replay(store, old[0])).toEqual([]);
-    expect((await replay(store, fresh[0])).map((stored) => stored.method)).toEqual(['b2', 'b3']);
-  });
-
-  test('a replay is not shifted by events stored while it is consumed', async () => {
-    const store = new InMemoryEventStore({ maxEventsPerStream: 3 });
-    const ids = await storeAll(store, 's/1', ['e1', 'e2', 'e3']);
-    const iterator = store.replayEventsAfter(ids[0])[Symbol.asyncIterator]();
-    const first = await iterator.next();
-    await storeAll(store, 's/1', ['e4', 'e5']);
-    const rest = [];
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) rest.push(next.value.id);
-    expect(first.value?.id).toBe(ids[1]);
-    expect(rest).toEqual([ids[2]]);
   });
 });
