@@ -7,7 +7,7 @@ export { LOOPBACK_HOSTS } from './defaults.js';
 
 export { McpServer, type McpServerOptions, type RequestHandler, type NotificationHandler, type NotificationContext } from './server/mcp-server.js';
 export { RequestContext } from './server/request-context.js';
-export type { ToolConfig, ToolHandler, RegisteredTool, InferArgs } from './server/tool-registry.js';
+export type { ToolConfig, ToolHandler, ToolResult, RegisteredTool, InferArgs } from './server/tool-registry.js';
 export type {
   ResourceMetadata,
   ResourceTemplateConfig,
@@ -15,6 +15,8 @@ export type {
   RegisteredResource,
   ReadResourceCallback,
   ReadTemplateCallback,
+  TemplateVariables,
+  TemplateVariableNames,
   CompleteCallback,
 } from './server/resource-registry.js';
 export type { PromptConfig, PromptHandler, RegisteredPrompt, PromptArgsShape } from './server/prompt-registry.js';
@@ -58,7 +60,10 @@ export { InMemorySessionStore, type InMemorySessionStoreOptions } from './store/
 export { InMemoryEventStore, type InMemoryEventStoreOptions } from './store/in-memory-event-store.js';
 export type { MessageBus } from './store/message-bus.js';
 export { InMemoryMessageBus } from './store/in-memory-message-bus.js';
+export type { StreamLeases, StreamLeaseInfo } from './store/stream-leases.js';
+export { InMemoryStreamLeases } from './store/in-memory-stream-leases.js';
 
+import './auth/express-request.js'; // types only: Express's Request gets req.auth
 export { requireBearerAuth, type BearerAuthOptions, type OAuthTokenVerifier } from './auth/bearer-auth.js';
 export { InvalidTokenError, InsufficientScopeError } from './auth/errors.js';
 export {

@@ -8,4 +8,5 @@ export { RedisEventStore, type RedisEventStoreOptions, type RedisEventStoreClien
 export { RedisSessionStore, type RedisSessionStoreOptions, type RedisSessionStoreClient } from './redis-session-store.js';
 export { RedisTaskStore, type RedisTaskStoreOptions, type RedisTaskStoreClient } from './redis-task-store.js';
 export { RedisMessageBus, type RedisMessageBusOptions, type RedisMessageBusClient, type RedisMessageBusSubscriber } from './redis-message-bus.js';
+export { RedisStreamLeases, type RedisStreamLeasesOptions, type RedisStreamLeasesClient, type RedisStreamLeasesMulti } from './redis-stream-leases.js';
 export { RedisTimeoutError } from './command-deadline.js';

@@ -23,7 +23,8 @@ export class InMemoryStreamLeases implements StreamLeases {
     const now = Date.now();
     for (const streamId of streamIds) {
       const entry = this.leases.get(streamId);
-      if (entry && !entry.released) {
+      // A lapsed lease stays lapsed: its instance was taken for lost, and someone may have ended its stream.
+      if (entry && !entry.released && entry.heldUntil > now) {
         entry.heldUntil = now + ttlMs;
         entry.keepUntil = Math.max(entry.keepUntil, entry.heldUntil);
       }

@@ -8,4 +8,5 @@
 export { describeEventStoreContract, type EventStoreContractOptions, type StoreTtlCheck } from './event-store-contract.js';
 export { describeSessionStoreContract, type SessionStoreContractOptions } from './session-store-contract.js';
 export { describeMessageBusContract, type MessageBusContractOptions, type MessageBusPair } from './message-bus-contract.js';
+export { describeStreamLeasesContract, type StreamLeasesContractOptions } from './stream-leases-contract.js';
 export { describeTaskStoreContract, type TaskStoreContractOptions } from './task-store-contract.js';

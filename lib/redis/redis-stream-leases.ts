@@ -1,0 +1,107 @@
+import type { RequestId } from '../protocol/jsonrpc.js';
+import type { StreamLeaseInfo, StreamLeases } from '../store/stream-leases.js';
+import { checkCommandTimeout, withDeadline } from './command-deadline.js';
+import { checkKeyPrefix, hashTag } from './hash-tag.js';
+import { REDIS_DEFAULTS } from './redis-defaults.js';
+
+/** The commands `RedisStreamLeases` runs in a transaction (a node-redis `client.multi()` fits). */
+export interface RedisStreamLeasesMulti {
+  hSet(key: string, field: string, value: string): RedisStreamLeasesMulti;
+  hGetAll(key: string): RedisStreamLeasesMulti;
+  pExpire(key: string, ms: number): RedisStreamLeasesMulti;
+  set(key: string, value: string, options: { expiration: { type: 'PX'; value: number } }): RedisStreamLeasesMulti;
+  del(key: string): RedisStreamLeasesMulti;
+  exists(key: string): RedisStreamLeasesMulti;
+  exec(): Promise<unknown>;
+}
+
+/**
+ * The subset of a connected node-redis client that `RedisStreamLeases` uses: `createClient()`, or `createCluster()`
+ * for a Redis Cluster (the two keys of one stream share a hash tag).
+ */
+export interface RedisStreamLeasesClient {
+  pExpire(key: string, ms: number): Promise<unknown>;
+  hSetNX(key: string, field: string, value: string): Promise<unknown>;
+  multi(): RedisStreamLeasesMulti;
+}
+
+export interface RedisStreamLeasesOptions {
+  /** Prefix of every key; no `{` or `}` (a hash tag follows it). Defaults to `'mcp:lease:'`. */
+  keyPrefix?: string;
+  /**
+   * Milliseconds an operation waits for Redis before it rejects with `RedisTimeoutError`; `0` waits as long as the
+   * client does. Defaults to `2000`.
+   */
+  commandTimeoutMs?: number;
+}
+
+/**
+ * Stream leases in Redis, shared by every instance using the same Redis and `keyPrefix`. Per stream, a lease key
+ * (`<prefix>{<streamId>}:lease`, expiring after the lease's TTL unless renewed) and an info hash
+ * (`<prefix>{<streamId>}:info`: the request id, whether the stream was released and whether its loss was claimed,
+ * kept for `keepMs`). A lapsed lease is never renewed again (`PEXPIRE` of a missing key does nothing), so once an
+ * instance is lost its streams stay lost.
+ */
+export class RedisStreamLeases implements StreamLeases {
+  private readonly keyPrefix: string;
+  private readonly commandTimeoutMs: number;
+
+  constructor(
+    private readonly client: RedisStreamLeasesClient,
+    options: RedisStreamLeasesOptions = {},
+  ) {
+    this.keyPrefix = checkKeyPrefix(options.keyPrefix ?? 'mcp:lease:');
+    this.commandTimeoutMs = checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs);
+  }
+
+  async acquire(streamId: string, info: StreamLeaseInfo, ttlMs: number, keepMs: number): Promise<void> {
+    const { lease, infoKey } = this.keys(streamId);
+    await this.deadline(() =>
+      this.client
+        .multi()
+        .hSet(infoKey, 'requestId', JSON.stringify(info.requestId))
+        .hSet(infoKey, 'released', '0')
+        .pExpire(infoKey, Math.max(keepMs, ttlMs))
+        .set(lease, '1', { expiration: { type: 'PX', value: ttlMs } })
+        .exec(),
+    );
+  }
+
+  async renew(streamIds: readonly string[], ttlMs: number): Promise<void> {
+    await this.deadline(() => Promise.all(streamIds.map((streamId) => this.client.pExpire(this.keys(streamId).lease, ttlMs))));
+  }
+
+  async release(streamId: string): Promise<void> {
+    const { lease, infoKey } = this.keys(streamId);
+    await this.deadline(() => this.client.multi().hSet(infoKey, 'released', '1').del(lease).exec());
+  }
+
+  async inspect(streamId: string): Promise<{ info: StreamLeaseInfo; held: boolean; released: boolean } | undefined> {
+    const { lease, infoKey } = this.keys(streamId);
+    const replies = (await this.deadline(() => this.client.multi().hGetAll(infoKey).exists(lease).exec())) as [Record<string, string> | null, number];
+    const fields = replies[0];
+    if (!fields || typeof fields.requestId !== 'string') return undefined;
+    let requestId: RequestId;
+    try {
+      requestId = JSON.parse(fields.requestId) as RequestId;
+    } catch {
+      return undefined;
+    }
+    return { info: { requestId }, held: Number(replies[1]) === 1, released: fields.released === '1' };
+  }
+
+  async claimLost(streamId: string): Promise<boolean> {
+    const state = await this.inspect(streamId);
+    if (!state || state.held || state.released) return false;
+    return Number(await this.deadline(() => this.client.hSetNX(this.keys(streamId).infoKey, 'lost', '1'))) === 1;
+  }
+
+  private keys(streamId: string): { lease: string; infoKey: string } {
+    const base = this.keyPrefix + hashTag(streamId);
+    return { lease: `${base}:lease`, infoKey: `${base}:info` };
+  }
+
+  private deadline<T>(operation: () => Promise<T>): Promise<T> {
+    return withDeadline('RedisStreamLeases', this.commandTimeoutMs, operation);
+  }
+}
