@@ -3,8 +3,8 @@ import type { MessageBus } from '../store/message-bus.js';
 import { checkCommandTimeout, throwIfPastDeadline, withDeadline } from './command-deadline.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 
-/** A message listener as node-redis calls it: the message text, then the channel. */
-type RawListener = (message: string, channel: string) => unknown;
+/** A message listener as node-redis calls it: the message text (a Buffer only in buffer mode), then the channel. */
+type RawListener = (message: string | Buffer, channel: string | Buffer) => unknown;
 
 /**
  * The connection `RedisMessageBus` subscribes on: what `duplicate()` of a node-redis client (`createClient()`) or
@@ -40,9 +40,11 @@ export interface RedisMessageBusOptions {
   channelPrefix?: string;
   /**
    * Sharded pub/sub (`SPUBLISH`/`SSUBSCRIBE`, Redis 7+): each channel lives on the cluster node of its slot,
-   * instead of every message going to every node (`PUBLISH`). Defaults to `true` when `client` is a node-redis
-   * cluster client (`createCluster()`, recognised by its `getSlotRandomNode` method), `false` otherwise. Every
-   * instance of a deployment must use the same setting: sharded and classic channels do not hear each other.
+   * instead of every message going to every node (`PUBLISH`). Always on for a node-redis cluster client
+   * (`createCluster()`, recognised by its `getSlotRandomNode` method; `false` is refused there, since node-redis
+   * sends each `PUBLISH` to a random node and one publisher's messages could overtake each other); `true` also works
+   * on a single Redis 7+. Every instance of a deployment must use the same setting: sharded and classic channels do
+   * not hear each other. Defaults to `true` for a cluster client, `false` otherwise.
    */
   sharded?: boolean;
   /**
@@ -84,7 +86,13 @@ export class RedisMessageBus implements MessageBus {
   constructor(client: RedisMessageBusClient, options: RedisMessageBusOptions = {}) {
     this.client = client;
     this.channelPrefix = options.channelPrefix ?? REDIS_DEFAULTS.busChannelPrefix;
-    this.sharded = options.sharded ?? isClusterClient(client);
+    const cluster = isClusterClient(client);
+    if (cluster && options.sharded === false) {
+      throw new RangeError(
+        'RedisMessageBus: sharded: false is not supported on a cluster client (node-redis sends each PUBLISH to a random node, so messages could arrive out of order); leave sharded unset (sharded pub/sub needs Redis 7+)',
+      );
+    }
+    this.sharded = options.sharded ?? cluster;
     this.commandTimeoutMs = checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs);
     this.onError = options.onError ?? defaultOnError;
   }
@@ -103,7 +111,7 @@ export class RedisMessageBus implements MessageBus {
     let active = true;
     // One node-redis listener per subscription: two subscriptions of one channel are two listeners, each called.
     const raw: RawListener = (text) => {
-      if (active) this.deliver(channel, text, listener);
+      if (active) this.deliver(channel, String(text), listener);
     };
     const deactivate = () => {
       active = false;
