@@ -13,6 +13,7 @@ import {
   type ListedResource,
   type ReadResourceCallback,
   type ReadTemplateCallback,
+  type TemplateVariables,
   type RegisteredResource,
   type ResourceMetadata,
   type ResourceTemplateConfig,
@@ -119,7 +120,11 @@ export class McpServer {
   }
 
   /** Registers a tool. Its zod input schema is listed as JSON Schema and checked on every call. */
-  tool<Input extends ZodObjectInput | undefined = undefined>(name: string, config: ToolConfig<Input>, handler: ToolHandler<Input>): RegisteredTool {
+  tool<Input extends ZodObjectInput | undefined = undefined, Output extends ZodObjectInput | undefined = undefined>(
+    name: string,
+    config: ToolConfig<Input, Output>,
+    handler: ToolHandler<Input, Output>,
+  ): RegisteredTool {
     const registered = this.toolRegistry.register(name, config, handler);
     if (config.taskSupport !== undefined && config.taskSupport !== 'none') this.enableTasks();
     return registered;
@@ -147,9 +152,12 @@ export class McpServer {
     return this.resourceRegistry.register(name, uri, metadata, read);
   }
 
-  /** Registers a resource template (RFC 6570, e.g. `file:///{path}`); `read` gets the URI's variables. */
-  resourceTemplate(name: string, uriTemplate: string, config: ResourceTemplateConfig, read: ReadTemplateCallback): RegisteredResource {
-    return this.resourceRegistry.registerTemplate(name, uriTemplate, config, read);
+  /**
+   * Registers a resource template (RFC 6570, e.g. `file:///{path}`); `read` gets the URI's variables, typed by
+   * the template's names (`{ path: string }`) when the template is a literal.
+   */
+  resourceTemplate<Template extends string>(name: string, uriTemplate: Template, config: ResourceTemplateConfig, read: ReadTemplateCallback<TemplateVariables<Template>>): RegisteredResource {
+    return this.resourceRegistry.registerTemplate(name, uriTemplate, config, read as ReadTemplateCallback);
   }
 
   /** Registers a prompt with string arguments declared as a zod shape. */

@@ -37,7 +37,22 @@ export interface ResourceTemplateConfig extends ResourceMetadata {
 }
 
 export type ReadResourceCallback = (uri: URL, ctx: RequestContext) => ReadResourceResult | Promise<ReadResourceResult>;
-export type ReadTemplateCallback = (uri: URL, variables: Record<string, string>, ctx: RequestContext) => ReadResourceResult | Promise<ReadResourceResult>;
+export type ReadTemplateCallback<Variables = Record<string, string>> = (uri: URL, variables: Variables, ctx: RequestContext) => ReadResourceResult | Promise<ReadResourceResult>;
+
+/**
+ * The variables of a URI template, by name: `TemplateVariables<'file:///{+path}{#part}'>` is
+ * `{ path: string; part: string }`. A template that is not a literal type gets `Record<string, string>`.
+ */
+export type TemplateVariables<Template extends string> = string extends Template ? Record<string, string> : { [Name in TemplateVariableNames<Template>]: string };
+
+/** The names in the `{…}` expressions of a template (operators `+` and `#`, comma-separated lists). */
+export type TemplateVariableNames<Template extends string> = Template extends `${string}{${infer Expression}}${infer Rest}`
+  ? ExpressionNames<Expression> | TemplateVariableNames<Rest>
+  : never;
+
+type ExpressionNames<Expression extends string> = Expression extends `+${infer List}` ? ListNames<List> : Expression extends `#${infer List}` ? ListNames<List> : ListNames<Expression>;
+
+type ListNames<List extends string> = List extends `${infer Name},${infer More}` ? Name | ListNames<More> : List;
 
 /** A registered resource or template; changing it sends `notifications/resources/list_changed`. */
 export interface RegisteredResource {

@@ -13,15 +13,18 @@ export type InferArgs<S> = S extends z.ZodType
     ? z.output<z.ZodObject<S>>
     : Record<string, unknown>;
 
-export interface ToolConfig<Input extends ZodObjectInput | undefined = undefined> {
+export interface ToolConfig<Input extends ZodObjectInput | undefined = undefined, Output extends ZodObjectInput | undefined = undefined> {
   /** Human-readable name for display. */
   title?: string;
   /** What the tool does; models read this. */
   description?: string;
   /** The arguments, as zod: `{ a: z.number() }` or `z.object({...})`. Default: no arguments. */
   inputSchema?: Input;
-  /** Declares `structuredContent`; results are checked against it. Default: none. */
-  outputSchema?: ZodObjectInput;
+  /**
+   * Declares `structuredContent`, as zod: the handler's result is typed by it and checked against it. Defaults to
+   * none.
+   */
+  outputSchema?: Output;
   annotations?: ToolAnnotations;
   _meta?: Record<string, unknown>;
   /** Extra JSON Schema keys merged into individual properties of the listed `inputSchema`, e.g. `{ region: { 'x-mcp-header': 'Region' } }`. */
@@ -39,7 +42,13 @@ export interface ToolConfig<Input extends ZodObjectInput | undefined = undefined
   requiredScopes?: string[];
 }
 
-export type ToolHandler<Input> = (args: InferArgs<Input>, ctx: RequestContext) => CallToolResult | Promise<CallToolResult>;
+/**
+ * What a tool handler returns: with an `outputSchema`, `structuredContent` is typed by it (an error result,
+ * `isError: true`, may leave it out).
+ */
+export type ToolResult<Output = undefined> = Output extends ZodObjectInput ? CallToolResult & { structuredContent?: InferArgs<Output> } : CallToolResult;
+
+export type ToolHandler<Input, Output = undefined> = (args: InferArgs<Input>, ctx: RequestContext) => ToolResult<Output> | Promise<ToolResult<Output>>;
 
 /** A registered tool; changing it sends `notifications/tools/list_changed`. */
 export interface RegisteredTool {
@@ -77,7 +86,7 @@ export class ToolRegistry {
     return this.tools.size;
   }
 
-  register<Input extends ZodObjectInput | undefined>(name: string, config: ToolConfig<Input>, handler: ToolHandler<Input>): RegisteredTool {
+  register<Input extends ZodObjectInput | undefined, Output extends ZodObjectInput | undefined>(name: string, config: ToolConfig<Input, Output>, handler: ToolHandler<Input, Output>): RegisteredTool {
     if (!TOOL_NAME.test(name)) {
       throw new TypeError(`Tool name "${name}" is invalid: use 1-128 characters from A-Z, a-z, 0-9, _ - . /`);
     }
