@@ -64,3 +64,14 @@ export function withDeadline<T>(adapter: string, timeoutMs: number, operation: (
 export function throwIfPastDeadline(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason;
 }
+
+/**
+ * The client, sending every command with `signal` (node-redis `withCommandOptions({ abortSignal })`, on
+ * `createClient()` and `createCluster()` clients): a command still waiting in node-redis's offline queue when the
+ * deadline passes is dropped, never sent after its caller was told it failed. A client without that method is used
+ * as it is. node-redis does not abort `MULTI` transactions: the adapters check the deadline before each one.
+ */
+export function abortable<Client extends object>(client: Client, signal: AbortSignal): Client {
+  const withOptions = (client as { withCommandOptions?: (options: { abortSignal: AbortSignal }) => Client }).withCommandOptions;
+  return typeof withOptions === 'function' ? withOptions.call(client, { abortSignal: signal }) : client;
+}

@@ -2,7 +2,7 @@ import { EVENT_STORE_DEFAULTS } from '../defaults.js';
 import type { SseEvent } from '../store/sse-event.js';
 import type { EventStore, StoredEvent } from '../store/event-store.js';
 import { firstAfter, formatEventId, parseEventId } from '../store/sequenced-event-id.js';
-import { checkCommandTimeout, throwIfPastDeadline, withDeadline } from './command-deadline.js';
+import { abortable, checkCommandTimeout, throwIfPastDeadline, withDeadline } from './command-deadline.js';
 import { checkKeyPrefix, hashTag } from './hash-tag.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 
@@ -92,14 +92,14 @@ export class RedisEventStore implements EventStore {
 
   async storeEvent(streamId: string, event: SseEvent): Promise<string> {
     if (streamId.length === 0) throw new TypeError('storeEvent needs a non-empty streamId');
-    return this.deadline(async (signal) => {
-      const seq = await this.client.incr(`${this.keyPrefix}seq`);
+    return this.deadline(async (client, signal) => {
+      const seq = await client.incr(`${this.keyPrefix}seq`);
       // Past the deadline the caller was told the write failed: it must not happen later (the seq is just skipped).
       throwIfPastDeadline(signal);
       const entry: Entry = { seq, message: event.message, retry: event.retry };
       const { log, meta } = this.keys(streamId);
       // No await between the INCR reply and this transaction: on one connection, writes to a stream stay in seq order.
-      await this.client
+      await client
         .multi()
         .hSetNX(meta, 'startSeq', String(seq))
         .rPush(log, JSON.stringify(entry))
@@ -116,7 +116,7 @@ export class RedisEventStore implements EventStore {
     if (!position) return;
     const { log, meta } = this.keys(position.streamId);
     // One transaction: a consistent snapshot, so events stored while the consumer is slow do not shift this replay.
-    const [startSeqText, raw] = (await this.deadline(() => this.client.multi().hGet(meta, 'startSeq').lRange(log, 0, -1).exec())) as [unknown, unknown];
+    const [startSeqText, raw] = (await this.deadline((client) => client.multi().hGet(meta, 'startSeq').lRange(log, 0, -1).exec())) as [unknown, unknown];
     if (typeof startSeqText !== 'string' || !Array.isArray(raw)) return; // unknown or expired stream
     const startSeq = Number(startSeqText);
     const entries: Entry[] = [];
@@ -149,24 +149,25 @@ export class RedisEventStore implements EventStore {
 
   async completeStream(streamId: string): Promise<void> {
     const { meta } = this.keys(streamId);
-    await this.deadline(async (signal) => {
-      const startSeq = await this.client.hGet(meta, 'startSeq');
+    await this.deadline(async (client, signal) => {
+      const startSeq = await client.hGet(meta, 'startSeq');
       if (typeof startSeq !== 'string') return; // unknown or expired stream: nothing to mark
       throwIfPastDeadline(signal);
       // `complete` holds the incarnation's startSeq, so a mark can never leak onto a later incarnation; `NX` gives a
       // TTL to a hash recreated by this write should the stream have expired in between.
-      await this.client.multi().hSet(meta, 'complete', startSeq).pExpire(meta, this.ttlMs, 'NX').exec();
+      await client.multi().hSet(meta, 'complete', startSeq).pExpire(meta, this.ttlMs, 'NX').exec();
     });
   }
 
   async isStreamComplete(streamId: string): Promise<boolean> {
     const { meta } = this.keys(streamId);
-    const [startSeq, complete] = (await this.deadline(() => this.client.multi().hGet(meta, 'startSeq').hGet(meta, 'complete').exec())) as [unknown, unknown];
+    const [startSeq, complete] = (await this.deadline((client) => client.multi().hGet(meta, 'startSeq').hGet(meta, 'complete').exec())) as [unknown, unknown];
     return typeof startSeq === 'string' && startSeq === complete;
   }
 
-  private deadline<T>(operation: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    return withDeadline('RedisEventStore', this.commandTimeoutMs, operation);
+  /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
+  private deadline<T>(operation: (client: RedisEventStoreClient, signal: AbortSignal) => Promise<T>): Promise<T> {
+    return withDeadline('RedisEventStore', this.commandTimeoutMs, (signal) => operation(abortable(this.client, signal), signal));
   }
 
   private keys(streamId: string): { log: string; meta: string } {

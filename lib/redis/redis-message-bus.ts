@@ -1,6 +1,6 @@
 import { defaultOnError } from '../defaults.js';
 import type { MessageBus } from '../store/message-bus.js';
-import { checkCommandTimeout, throwIfPastDeadline, withDeadline } from './command-deadline.js';
+import { abortable, checkCommandTimeout, throwIfPastDeadline, withDeadline } from './command-deadline.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 
 /** A message listener as node-redis calls it: the message text (a Buffer only in buffer mode), then the channel. */
@@ -102,7 +102,11 @@ export class RedisMessageBus implements MessageBus {
     const text = JSON.stringify(message);
     if (text === undefined) throw new TypeError('RedisMessageBus: the message is not a JSON value');
     const name = this.channelPrefix + channel;
-    await this.deadline(() => (this.sharded ? this.client.sPublish(name, text) : this.client.publish(name, text)));
+    await this.deadline((signal) => {
+      // A publish still queued at the deadline is dropped: a caller told it failed may publish again.
+      const client = abortable(this.client, signal);
+      return this.sharded ? client.sPublish(name, text) : client.publish(name, text);
+    });
   }
 
   async subscribe(channel: string, listener: (message: unknown) => void): Promise<() => Promise<void>> {

@@ -1,7 +1,7 @@
 import { SESSION_STORE_DEFAULTS } from '../defaults.js';
 import type { SessionState } from '../store/session-state.js';
 import type { SessionStore } from '../store/session-store.js';
-import { checkCommandTimeout, withDeadline } from './command-deadline.js';
+import { abortable, checkCommandTimeout, withDeadline } from './command-deadline.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 
 /**
@@ -50,7 +50,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async load(sessionId: string): Promise<SessionState | undefined> {
-    const json = await this.deadline(() => this.client.get(this.keyPrefix + sessionId));
+    const json = await this.deadline((client) => client.get(this.keyPrefix + sessionId));
     if (json === null || json === undefined) return undefined;
     return JSON.parse(String(json)) as SessionState;
   }
@@ -58,14 +58,15 @@ export class RedisSessionStore implements SessionStore {
   async store(sessionId: string, state: SessionState): Promise<void> {
     const json = JSON.stringify(state);
     const key = this.keyPrefix + sessionId;
-    await this.deadline(() => (this.ttlMs > 0 ? this.client.set(key, json, { expiration: { type: 'PX', value: this.ttlMs } }) : this.client.set(key, json)));
+    await this.deadline((client) => (this.ttlMs > 0 ? client.set(key, json, { expiration: { type: 'PX', value: this.ttlMs } }) : client.set(key, json)));
   }
 
   async delete(sessionId: string): Promise<void> {
-    await this.deadline(() => this.client.del(this.keyPrefix + sessionId));
+    await this.deadline((client) => client.del(this.keyPrefix + sessionId));
   }
 
-  private deadline<T>(operation: () => Promise<T>): Promise<T> {
-    return withDeadline('RedisSessionStore', this.commandTimeoutMs, operation);
+  /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
+  private deadline<T>(operation: (client: RedisSessionStoreClient) => Promise<T>): Promise<T> {
+    return withDeadline('RedisSessionStore', this.commandTimeoutMs, (signal) => operation(abortable(this.client, signal)));
   }
 }

@@ -1,7 +1,7 @@
 import { TASK_DEFAULTS } from '../tasks/task-defaults.js';
 import type { InputRequest } from '../server/input-required.js';
 import type { TaskOutcome, TaskRecord, TaskStatus, TaskStore } from '../tasks/task-store.js';
-import { checkCommandTimeout, throwIfPastDeadline, withDeadline } from './command-deadline.js';
+import { abortable, checkCommandTimeout, throwIfPastDeadline, withDeadline } from './command-deadline.js';
 import { checkKeyPrefix, hashTag } from './hash-tag.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 
@@ -130,42 +130,42 @@ export class RedisTaskStore implements TaskStore {
     const fields = toHash(task);
     const pairs = Object.entries(fields).flat();
     const requests = Object.entries(task.inputRequests).flatMap(([key, request]) => [key, JSON.stringify(request)]);
-    await this.deadline(async (signal) => {
-      const created = await this.client.eval(CREATE, { keys: this.keys(task.taskId), arguments: [now(), String(task.ttlMs), String(pairs.length / 2), ...pairs, ...requests] });
+    await this.deadline(async (client, signal) => {
+      const created = await client.eval(CREATE, { keys: this.keys(task.taskId), arguments: [now(), String(task.ttlMs), String(pairs.length / 2), ...pairs, ...requests] });
       if (Number(created) !== 1) throw new Error(`Task ${task.taskId} already exists`);
       // Answers recorded before creation are unusual; store them as given.
       const responses = Object.entries(task.inputResponses);
       throwIfPastDeadline(signal);
-      if (responses.length > 0) await this.client.eval(ANSWER_RAW, { keys: this.keys(task.taskId), arguments: responses.flatMap(([key, value]) => [key, JSON.stringify(value)]) });
+      if (responses.length > 0) await client.eval(ANSWER_RAW, { keys: this.keys(task.taskId), arguments: responses.flatMap(([key, value]) => [key, JSON.stringify(value)]) });
       // The owner index is on a slot of its own: two single-key writes, no transaction across slots.
       const index = this.ownerKey(task.owner);
       throwIfPastDeadline(signal);
-      await this.client.zAdd(index, { score: Date.parse(task.createdAt) || Date.now(), value: task.taskId });
-      await this.client.pExpire(index, Math.max(task.ttlMs ?? TASK_DEFAULTS.maxTtlMs, TASK_DEFAULTS.maxTtlMs));
+      await client.zAdd(index, { score: Date.parse(task.createdAt) || Date.now(), value: task.taskId });
+      await client.pExpire(index, Math.max(task.ttlMs ?? TASK_DEFAULTS.maxTtlMs, TASK_DEFAULTS.maxTtlMs));
     });
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
-    return this.deadline(() => this.read(taskId));
+    return this.deadline((client) => this.read(client, taskId));
   }
 
   async addInputRequests(taskId: string, requests: Record<string, InputRequest>): Promise<boolean> {
     const pairs = Object.entries(requests).flatMap(([key, request]) => [key, JSON.stringify(request)]);
-    return Number(await this.deadline(() => this.client.eval(ADD_REQUESTS, { keys: this.keys(taskId), arguments: [now(), ...pairs] }))) === 1;
+    return Number(await this.deadline((client) => client.eval(ADD_REQUESTS, { keys: this.keys(taskId), arguments: [now(), ...pairs] }))) === 1;
   }
 
   async answerInputRequests(taskId: string, responses: Record<string, unknown>): Promise<string[]> {
     const pairs = Object.entries(responses).flatMap(([key, value]) => [key, JSON.stringify(value)]);
-    const accepted = await this.deadline(() => this.client.eval(ANSWER, { keys: this.keys(taskId), arguments: [now(), ...pairs] }));
+    const accepted = await this.deadline((client) => client.eval(ANSWER, { keys: this.keys(taskId), arguments: [now(), ...pairs] }));
     return Array.isArray(accepted) ? accepted.map(String) : [];
   }
 
   async setStatusMessage(taskId: string, statusMessage: string): Promise<void> {
-    await this.deadline(() => this.client.eval(SET_FIELD, { keys: this.keys(taskId), arguments: [now(), 'statusMessage', statusMessage, '1'] }));
+    await this.deadline((client) => client.eval(SET_FIELD, { keys: this.keys(taskId), arguments: [now(), 'statusMessage', statusMessage, '1'] }));
   }
 
   async renewLease(taskId: string, leaseExpiresAt: number): Promise<void> {
-    await this.deadline(() => this.client.eval(SET_FIELD, { keys: this.keys(taskId), arguments: [now(), 'leaseExpiresAt', String(leaseExpiresAt), '0'] }));
+    await this.deadline((client) => client.eval(SET_FIELD, { keys: this.keys(taskId), arguments: [now(), 'leaseExpiresAt', String(leaseExpiresAt), '0'] }));
   }
 
   async finish(taskId: string, outcome: TaskOutcome): Promise<boolean> {
@@ -173,24 +173,24 @@ export class RedisTaskStore implements TaskStore {
     if (outcome.status === 'completed') extra.push('result', JSON.stringify(outcome.result));
     else if (outcome.status === 'failed') extra.push('error', JSON.stringify(outcome.error));
     else if (outcome.statusMessage !== undefined) extra.push('statusMessage', outcome.statusMessage);
-    return Number(await this.deadline(() => this.client.eval(FINISH, { keys: this.keys(taskId), arguments: [now(), outcome.status, ...extra] }))) === 1;
+    return Number(await this.deadline((client) => client.eval(FINISH, { keys: this.keys(taskId), arguments: [now(), outcome.status, ...extra] }))) === 1;
   }
 
   async list(owner: string, options: { cursor?: string; limit?: number } = {}): Promise<{ tasks: TaskRecord[]; nextCursor?: string }> {
     const limit = options.limit ?? TASK_DEFAULTS.listPageSize;
     const index = this.ownerKey(owner);
-    return this.deadline(async () => {
-      const ids = ((await this.client.zRange(index, 0, -1)) as string[]).map(String).reverse();
+    return this.deadline(async (client) => {
+      const ids = ((await client.zRange(index, 0, -1)) as string[]).map(String).reverse();
       let start = options.cursor === undefined ? 0 : ids.indexOf(options.cursor) + 1;
       const tasks: TaskRecord[] = [];
       let last: string | undefined;
       while (start < ids.length && tasks.length < limit) {
         // The tasks of a page are read together (each task's keys on its own slot), then taken in index order.
         const batch = ids.slice(start, start + limit - tasks.length);
-        const read = await Promise.all(batch.map((id) => this.read(id)));
+        const read = await Promise.all(batch.map((id) => this.read(client, id)));
         for (const [n, task] of read.entries()) {
           if (!task) {
-            await this.client.zRem(index, batch[n]); // expired
+            await client.zRem(index, batch[n]); // expired
             continue;
           }
           if (task.owner === owner) tasks.push(task);
@@ -203,15 +203,16 @@ export class RedisTaskStore implements TaskStore {
   }
 
   /** A task's three keys, read together (one slot, so on one cluster node). */
-  private async read(taskId: string): Promise<TaskRecord | undefined> {
+  private async read(client: RedisTaskStoreClient, taskId: string): Promise<TaskRecord | undefined> {
     const [hashKey, requestsKey, responsesKey] = this.keys(taskId);
-    const [hash, requests, responses] = (await Promise.all([this.client.hGetAll(hashKey), this.client.hGetAll(requestsKey), this.client.hGetAll(responsesKey)])) as Array<Record<string, string>>;
+    const [hash, requests, responses] = (await Promise.all([client.hGetAll(hashKey), client.hGetAll(requestsKey), client.hGetAll(responsesKey)])) as Array<Record<string, string>>;
     if (!hash || hash.status === undefined) return undefined;
     return fromHash(hash, requests ?? {}, responses ?? {});
   }
 
-  private deadline<T>(operation: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    return withDeadline('RedisTaskStore', this.commandTimeoutMs, operation);
+  /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
+  private deadline<T>(operation: (client: RedisTaskStoreClient, signal: AbortSignal) => Promise<T>): Promise<T> {
+    return withDeadline('RedisTaskStore', this.commandTimeoutMs, (signal) => operation(abortable(this.client, signal), signal));
   }
 
   private keys(taskId: string): string[] {
