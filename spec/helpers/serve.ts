@@ -32,7 +32,7 @@ export async function serve(options: McpMiddlewareOptions, before?: (app: expres
     // Idempotent: a test may close a server itself and leave it to an afterEach as well.
     close() {
       closing ??= (async () => {
-        await middleware.close();
+        await middleware.close({ drainTimeout: 0 });
         http.closeAllConnections();
         await new Promise<void>((resolve) => http.close(() => resolve()));
       })();
@@ -54,4 +54,18 @@ export function closeAfterEach(): <T extends { close(): Promise<void> }>(closabl
     open.push(closable);
     return closable;
   };
+}
+
+/**
+ * Counts the responses of `app` that are still open, as the server sees them: install it with `serve`'s `before`
+ * hook, then wait for `open` to drop to know the server has noticed a client leave (no sleeping on a guess).
+ */
+export function countOpenResponses(app: express.Express): { readonly open: number } {
+  const counter = { open: 0 };
+  app.use((_req, res, next) => {
+    counter.open++;
+    res.on('close', () => counter.open--);
+    next();
+  });
+  return counter;
 }

@@ -4,6 +4,7 @@
  * request; resume after completion returns only that stream's remaining events; nothing after the TTL.
  */
 import { LocalSessionManager, McpServer, InMemoryEventStore } from '../../lib/index.js';
+import { advanceClock, useFakeClock } from '../helpers/fake-clock.js';
 import { serve, type Served } from '../helpers/serve.js';
 import { RawClient, readUntil, toolCall } from '../helpers/raw-client.js';
 import { parseSse, sseMessages } from '../helpers/sse.js';
@@ -25,9 +26,13 @@ describe.each([
 ])('priming %s', (_label, manager) => {
   let served: Served;
   beforeEach(async () => {
+    useFakeClock(); // retention is measured on Date.now(): the TTL passes on the fake clock
     served = await serve({ server: echoServer(), sessionManager: manager(), sseKeepAlive: 0 });
   });
-  afterEach(() => served.close());
+  afterEach(async () => {
+    await served.close();
+    jest.useRealTimers();
+  });
 
   test('initialize starts with a priming event (id, retry 3000, empty data), then the response', async () => {
     const client = new RawClient(served.url, '2025-11-25');
@@ -73,7 +78,7 @@ describe.each([
     const client = new RawClient(served.url, '2025-11-25');
     await client.initialize();
     const first = await client.call(toolCall(2, 'echo'));
-    await new Promise((resolve) => setTimeout(resolve, 450));
+    await advanceClock(450);
     const resumed = await client.get({ 'Last-Event-ID': first.events[0].id! });
     expect(resumed.status).toBe(200);
     expect(sseMessages(await resumed.text())).toEqual([]);

@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { InMemoryEventStore, InMemorySessionStore, LocalSessionManager, type EventStore } from '../../lib/index.js';
 import { openLive } from '../helpers/http-helpers.js';
 import { RawClient, readUntil } from '../helpers/raw-client.js';
-import { closeAfterEach, serve } from '../helpers/serve.js';
+import { closeAfterEach, countOpenResponses, serve } from '../helpers/serve.js';
+import { waitUntil } from '../helpers/wire.js';
 import { parseSse, sseMessages } from '../helpers/sse.js';
 import { fixtureServer, sameSessionOn, sleep } from './fixtures.js';
 
@@ -39,7 +40,8 @@ describe('failover', () => {
 describe('a resume of the standalone stream while another GET holds it', () => {
   test('a GET resume that waited behind a live connection takes over when it leaves, with what it missed', async () => {
     const server = fixtureServer();
-    const served = track(await serve({ server, sseKeepAlive: 0 }));
+    let responses!: { readonly open: number };
+    const served = track(await serve({ server, sseKeepAlive: 0 }, (app) => (responses = countOpenResponses(app))));
     const client = new RawClient(served.url);
     await client.initialize();
     const first = await client.get();
@@ -49,9 +51,9 @@ describe('a resume of the standalone stream while another GET holds it', () => {
     await readUntil(first, (read) => read.includes('list_changed'), 2000).catch(() => undefined);
     const second = await client.get({ 'Last-Event-ID': primingId });
     const waiting = readUntil(second, (read) => sseMessages(read).length >= 2, 3000);
-    await sleep(50);
+    await waitUntil(() => responses.open === 2, 'both GETs to be open on the server');
     await opened.reader.cancel(); // the first connection goes away
-    await sleep(50);
+    await waitUntil(() => responses.open === 1, 'the server to see the first GET leave');
     server.notifyToolsListChanged();
     const taken = await waiting;
     // The event it missed (sent while it waited) and the later one.

@@ -7,7 +7,8 @@ import { z } from 'zod';
 import { InMemoryEventStore, InMemorySessionStore, LocalSessionManager, type EventStore } from '../../lib/index.js';
 import { openLive, type LiveResponse } from '../helpers/http-helpers.js';
 import { RawClient, toolCall } from '../helpers/raw-client.js';
-import { serve } from '../helpers/serve.js';
+import { countOpenResponses, serve } from '../helpers/serve.js';
+import { waitUntil } from '../helpers/wire.js';
 import {
   eventIds,
   LOCAL_EVENT_ID,
@@ -17,7 +18,6 @@ import {
   resumeWithin,
   fixtureServer,
   sameSessionOn,
-  sleep,
   SlowReplayStore,
   sseMessages,
   type ToolLog,
@@ -124,10 +124,15 @@ describe('a resume replaying from a slow EventStore when the session is deleted'
   async function setUp() {
     const eventStore = new SlowReplayStore(200);
     const log: ToolLog = { asked: [], blocked: [] };
-    const served = await serve({ server: fixtureServer(log), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore }) });
+    let responses!: { readonly open: number };
+    const served = await serve({ server: fixtureServer(log), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore }) }, (app) => {
+      responses = countOpenResponses(app);
+    });
     const client = new RawClient(served.url);
     await client.initialize();
-    return { eventStore, log, served, client };
+    /** Resolves once the server has seen every response close (the client's disconnect included). */
+    const serverSawDisconnect = () => waitUntil(() => responses.open === 0, 'the server to see the client leave');
+    return { eventStore, log, served, client, serverSawDisconnect };
   }
 
   async function resumeThenDelete(served: Awaited<ReturnType<typeof setUp>>['served'], client: RawClient, eventStore: SlowReplayStore, lastEventId: string) {
@@ -155,7 +160,7 @@ describe('a resume replaying from a slow EventStore when the session is deleted'
   }
 
   test('a resume of the standalone GET stream ends once the session is DELETEd', async () => {
-    const { eventStore, served, client } = await setUp();
+    const { eventStore, served, client, serverSawDisconnect } = await setUp();
     try {
       const first = await openLive(served, { method: 'GET', headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': client.sessionId!, 'MCP-Protocol-Version': client.protocolVersion } });
       await first.waitFor(() => first.frames().some((frame) => frame.id !== undefined));
@@ -164,7 +169,7 @@ describe('a resume replaying from a slow EventStore when the session is deleted'
       expect(eventStore.streamIdOf(primingId)).toMatch(new RegExp(`^${client.sessionId}/([0-9a-f]{8}\\.)?0$`));
       first.close();
       await first.ended;
-      await sleep(50); // the server sees the disconnect: no live GET any more
+      await serverSawDisconnect(); // no live GET any more
       await resumeThenDelete(served, client, eventStore, primingId);
     } finally {
       await served.close();
@@ -172,7 +177,7 @@ describe('a resume replaying from a slow EventStore when the session is deleted'
   });
 
   test('a resume of an in-flight request stream ends once the session is DELETEd', async () => {
-    const { eventStore, log, served, client } = await setUp();
+    const { eventStore, log, served, client, serverSawDisconnect } = await setUp();
     try {
       const post = await openLive(served, { method: 'POST', headers: client.headers(), body: toolCall(2, 'block'), waitForHeaders: false });
       await post.waitFor(() => post.frames().some((frame) => frame.id !== undefined));
@@ -180,7 +185,7 @@ describe('a resume replaying from a slow EventStore when the session is deleted'
       expect(log.blocked).toHaveLength(1);
       post.close();
       await post.ended;
-      await sleep(50);
+      await serverSawDisconnect();
       await resumeThenDelete(served, client, eventStore, primingId);
       expect(log.blocked[0].signal.aborted).toBe(true);
     } finally {
