@@ -1,0 +1,15 @@
+import { startStatelessExample } from './server';
+
+// npm run example:stateless (PORT, HOST to change where it listens)
+startStatelessExample({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1' }).then(
+  (example) => {
+    console.log(`MCP server "stateless" (no sessions) on ${example.url}`);
+    const stop = () => void example.close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  },
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
