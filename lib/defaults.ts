@@ -34,6 +34,11 @@ export const MIDDLEWARE_DEFAULTS = {
    * in flight; small enough that a client that stops reading cannot pin memory.
    */
   maxBufferedBytesPerStream: 1024 * 1024,
+  /**
+   * How long `close()` lets running handlers finish before it ends them with an error: most tool calls finish well
+   * within it, and it stays below the 30 s most orchestrators wait between SIGTERM and SIGKILL.
+   */
+  drainTimeout: 10_000,
 } as const;
 
 /**

@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MIDDLEWARE_DEFAULTS } from '../defaults.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { handleDelete } from './delete-handler.js';
 import { handleGet } from './get-handler.js';
 import { header } from './headers.js';
 import { checkHostAndOrigin } from './host-guard.js';
-import { resolveOptions, type DefaultSessionManagerFactory, type McpMiddlewareOptions } from './options.js';
+import { resolveOptions, type DefaultSessionManagerFactory, type McpMiddlewareOptions, type ResolvedOptions } from './options.js';
 import { handlePost } from './post-handler.js';
 import { sendError } from './respond.js';
+import { sendShuttingDown } from './shutting-down.js';
 import { SessionsUnavailableError } from '../session/errors.js';
 import { createBodyParserErrorHandler } from './body-parser-errors.js';
 import { applyCors, createCorsHandler } from './cors.js';
@@ -21,8 +23,16 @@ type NextFunction = (error?: unknown) => void;
  */
 export interface McpRequestHandler {
   (req: IncomingMessage, res: ServerResponse, next: NextFunction): void;
-  /** Ends every session and timer; call it when the HTTP server shuts down. */
-  close(): Promise<void>;
+  /**
+   * Shuts this instance down gracefully: from now on every request (both eras) gets 503 with `Retry-After`, so a
+   * load balancer's retry lands on another instance; open streams that can be resumed elsewhere (an EventStore) end
+   * with a retry hint; running handlers get `drainTimeout` ms (default `10000`) to finish, after which each request
+   * still running ends with a -32603 error response; then sessions, timers and bus subscriptions end. Call it on
+   * SIGTERM, before closing the HTTP server.
+   */
+  close(options?: CloseOptions): Promise<void>;
+  /** Resolves once this instance receives what other instances publish on the bus (its subscriptions are active). */
+  ready(): Promise<void>;
   /**
    * The CORS step alone (option `cors`), for apps whose auth runs before the middleware: `app.use(mcp.cors)`
    * before the auth answers preflights and labels every answer, a 401 included. Passes requests on when the `cors`
@@ -35,6 +45,11 @@ export interface McpRequestHandler {
    * instead of Express's HTML page: `app.use(mcp, mcp.errorHandler)`. Other errors go on to `next(error)`.
    */
   errorHandler(error: unknown, req: IncomingMessage, res: ServerResponse, next: NextFunction): void;
+}
+
+export interface CloseOptions {
+  /** Milliseconds running handlers get to finish before they are ended with an error. Defaults to `10000`. */
+  drainTimeout?: number;
 }
 
 /**
@@ -61,6 +76,9 @@ export function createMcpMiddleware(options: McpMiddlewareOptions, defaultSessio
   const handler = function mcp(req: MountedRequest, res: ServerResponse, next: NextFunction): void {
     if (!isMcpPath(req, o.path)) return next();
     if (o.cors && applyCors(req, res, o.cors)) return;
+    // Draining: another instance serves this (clients and load balancers retry on 503). A POST is answered after
+    // its body is read, with the request's id.
+    if (o.closing && req.method !== 'POST') return sendShuttingDown(res, null);
     if (hasRepeatedHost(req.rawHeaders)) {
       // RFC 9112 §3.2: a request with more than one Host field is invalid. Node keeps the first; we refuse it.
       return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: the request has more than one Host header');
@@ -85,12 +103,35 @@ export function createMcpMiddleware(options: McpMiddlewareOptions, defaultSessio
   } as McpRequestHandler;
   handler.cors = createCorsHandler(o.path, o.cors);
   handler.errorHandler = createBodyParserErrorHandler(o.path, o.cors);
-  handler.close = async () => {
-    o.listens.closeAll();
-    await o.sessionManager.shutdown();
-    await o.serverEvents.stop();
+  let closing: Promise<void> | undefined;
+  handler.close = (closeOptions: CloseOptions = {}) => {
+    closing ??= (async () => {
+      o.closing = true;
+      o.listens.closeAll();
+      const drainTimeout = closeOptions.drainTimeout ?? MIDDLEWARE_DEFAULTS.drainTimeout;
+      const statelessDrained = drainStatelessRuns(o, drainTimeout);
+      await o.sessionManager.drain?.(drainTimeout);
+      await statelessDrained;
+      await o.sessionManager.shutdown();
+      await o.serverEvents.stop();
+    })();
+    return closing;
+  };
+  handler.ready = async () => {
+    await o.serverEvents.ready();
+    await o.sessionManager.ready?.();
   };
   return handler;
+}
+
+/**
+ * Stateless requests running when `close()` was called: each gets `timeoutMs` to finish, then ends with a -32603
+ * error response (its handler is aborted).
+ */
+async function drainStatelessRuns(o: ResolvedOptions, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && o.statelessRuns.size > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(25, Math.max(1, deadline - Date.now()))));
+  for (const fail of [...o.statelessRuns]) fail();
 }
 
 /** More than one `Host` field among the raw headers (name/value pairs). */

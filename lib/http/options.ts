@@ -136,6 +136,10 @@ export interface ResolvedOptions {
   listens: ListenRegistry;
   /** The server's change events from every instance (through the bus). */
   serverEvents: ServerEventRelay;
+  /** `close()` was called: every request gets 503. */
+  closing: boolean;
+  /** Stateless requests running now: each entry ends its request with an error response (for `close()`). */
+  statelessRuns: Set<() => void>;
   maxBufferedBytes: number;
   onError: (error: unknown) => void;
   principalOf: (req: IncomingMessage & { auth?: AuthInfo }) => string | undefined;
@@ -228,6 +232,8 @@ export function resolveOptions(options: McpMiddlewareOptions, defaultSessionMana
     stateless: new StatelessDispatcher(server, codec, { ttlMs: cache?.ttlMs ?? 0, cacheScope: cache?.cacheScope ?? 'public' }, onError),
     listens: new ListenRegistry(options.maxSubscriptions ?? d.maxSubscriptions, options.maxListenFilterUris ?? d.maxListenFilterUris, options.maxListenFilterBytes ?? d.maxListenFilterBytes),
     serverEvents,
+    closing: false,
+    statelessRuns: new Set(),
     maxBufferedBytes,
     paramHeaders(request) {
       if (request.method !== 'tools/call' || typeof request.params?.name !== 'string') return undefined;

@@ -11,6 +11,7 @@ import type { SseEvent, SseStream } from '../store/sse-event.js';
 import { acceptsJsonAndSse, header, isJsonContentType, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
 import { readJsonBody } from './read-body.js';
+import { sendShuttingDown } from './shutting-down.js';
 import { idOf, sendAccepted, sendError, sendJson } from './respond.js';
 import { handleSessionEraStateless, handleStatelessEraPost } from './stateless-post.js';
 import { onResponseClose } from './response-close.js';
@@ -33,6 +34,7 @@ export async function handlePost(req: Req, res: ServerResponse, o: ResolvedOptio
     return sendError(res, bodyResult.status, bodyResult.status === 413 ? ErrorCode.ServerError : ErrorCode.ParseError, bodyResult.message);
   }
   const body = bodyResult.value;
+  if (o.closing) return sendShuttingDown(res, idOf(body));
   const versionHeader = header(req, 'mcp-protocol-version');
   const sessionId = header(req, 'mcp-session-id');
   // A stateless server ignores Mcp-Session-Id when it classifies (spec: never mint or echo one).

@@ -144,7 +144,13 @@ async function serveStatelessRequest(
     // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
     // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
     const run = o.stateless.run(request, client, modern, info, (message) => persisted.send(message));
-    void run.done.finally(() => persisted.complete()).catch(o.onError);
+    // On close(), once the drain time is up, the handler stops (the session manager stores the error ending).
+    const stop = () => run.ctx.abort(new Error(SHUTDOWN_REASON));
+    o.statelessRuns.add(stop);
+    void run.done.finally(() => {
+      o.statelessRuns.delete(stop);
+      persisted.complete();
+    }).catch(o.onError);
     await writeStatelessReply(res, persisted.channel, 'sse', modern, o, PERSISTED_PRIMING_HOLD_MS);
     return;
   }
@@ -166,7 +172,18 @@ async function serveStatelessRequest(
     channel.end();
     run.ctx.abort(new Error('The client read the response too slowly'));
   };
-  void run.done.finally(() => channel.end()).catch(o.onError);
+  // On close(), once the drain time is up: an error response ends the reply and the handler stops.
+  const fail = () => {
+    channel.clear();
+    channel.push({ message: errorResponse(request.id, ErrorCode.InternalError, `Internal error: ${SHUTDOWN_REASON}; send the request again if that is safe`) });
+    channel.end();
+    run.ctx.abort(new Error(SHUTDOWN_REASON));
+  };
+  o.statelessRuns.add(fail);
+  void run.done.finally(() => {
+    o.statelessRuns.delete(fail);
+    channel.end();
+  }).catch(o.onError);
   // Cancels at once when the client already left (e.g. while an upstream middleware awaited).
   const off = onResponseClose(res, () => run.ctx.abort(new Error('The client disconnected')));
   try {
@@ -177,6 +194,9 @@ async function serveStatelessRequest(
     if (!res.writableFinished) run.ctx.abort(new Error('The client disconnected'));
   }
 }
+
+/** Why a stateless request still running when a drain ended was stopped. */
+const SHUTDOWN_REASON = 'the server instance handling this request shut down before it finished';
 
 /**
  * How long a persisted reply waits for its first message before it commits to SSE: long enough for an immediate

@@ -376,6 +376,40 @@ export class LocalSessionManager implements SessionManager {
     return this.sessions.get(sessionId)?.state.protocolVersion;
   }
 
+  /**
+   * Graceful drain: no new sessions or restores; with an EventStore every open connection ends with a retry hint so
+   * its client resumes on another instance (which follows the store); running handlers get `timeoutMs` to finish;
+   * then each request still running ends with a -32603 error response (stored, so resumes elsewhere see it).
+   * Without an EventStore the connections stay open until then, so their clients get the result or that error.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    this.shuttingDown = true;
+    const retry = this.settings.sseRetry;
+    if (this.eventStore) {
+      for (const session of this.sessions.values()) {
+        for (const { stream } of session.inflight.values()) stream.closeConnection(retry, true);
+        session.standalone.closeConnection(retry, true);
+      }
+    }
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && this.hasInflight()) await new Promise((resolve) => setTimeout(resolve, Math.min(25, Math.max(1, deadline - Date.now()))));
+    const now = Date.now();
+    for (const session of this.sessions.values()) {
+      for (const [requestId, { ctx, stream }] of [...session.inflight]) {
+        session.inflight.delete(requestId);
+        ctx.abort(new McpError(ErrorCode.InternalError, SHUT_DOWN_MESSAGE));
+        stream.send(errorResponse(requestId, ErrorCode.InternalError, SHUT_DOWN_MESSAGE));
+        stream.complete(now);
+        this.leases.release(stream.streamId);
+      }
+    }
+  }
+
+  private hasInflight(): boolean {
+    for (const session of this.sessions.values()) if (session.inflight.size > 0) return true;
+    return false;
+  }
+
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
@@ -588,6 +622,10 @@ export class LocalSessionManager implements SessionManager {
   }
 }
 
+
+/** The error response of a request still running when a drain ends. */
+const SHUT_DOWN_MESSAGE =
+  'Internal error: the server instance handling this request shut down before it finished; the request may or may not have taken effect. Send it again if that is safe.';
 
 /** What instances tell each other about a session (channel `session-control`). */
 type SessionControl =

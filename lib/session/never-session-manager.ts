@@ -1,3 +1,5 @@
+import { ErrorCode } from '../protocol/error-codes.js';
+import { errorResponse } from '../protocol/jsonrpc.js';
 import { randomUUID } from 'node:crypto';
 import { principalTag } from '../server/request-state.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
@@ -99,6 +101,7 @@ export class NeverSessionManager implements SessionManager {
     return (this.replies ??= {
       open: (primes, principal, requestId) => {
         const { stream, channel } = this.openPersistedStream(primes, principal);
+        stream.requestId = requestId;
         this.leases.take(stream.streamId, requestId);
         return {
           channel,
@@ -186,6 +189,23 @@ export class NeverSessionManager implements SessionManager {
   protocolVersionOf(): string | undefined {
     return undefined;
   }
+  /**
+   * Graceful drain of persisted replies: each connection ends with a retry hint (the client resumes on another
+   * instance, which follows the store), running handlers get `timeoutMs`, then each reply still running ends with a
+   * stored -32603 error response.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    for (const stream of this.live.values()) stream.closeConnection(this.settings.sseRetry, true);
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline && this.live.size > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(25, Math.max(1, deadline - Date.now()))));
+    for (const stream of [...this.live.values()]) {
+      if (stream.requestId !== undefined) {
+        stream.send(errorResponse(stream.requestId, ErrorCode.InternalError, 'Internal error: the server instance handling this request shut down before it finished; send it again if that is safe.'));
+      }
+      this.completePersistedStream(stream);
+    }
+  }
+
   async shutdown(): Promise<void> {
     this.leases.stop();
     for (const stream of this.live.values()) stream.disconnect();

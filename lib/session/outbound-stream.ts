@@ -138,11 +138,13 @@ export class OutboundStream {
    * SEP-1699: sends a retry hint, then ends the connection while the stream goes on. The client reconnects
    * with `Last-Event-ID` and resumes.
    */
-  closeConnection(retry: number): void {
+  closeConnection(retry: number, bare = false): void {
     this.after(() => {
       const listener = this.listener;
       if (!listener) return;
-      listener.push(this.lastId === undefined ? { retry } : { id: this.lastId, retry });
+      // `bare`: a retry hint without data, which clients of every version ignore as an event (SEP-1699's hint with
+      // the last id is for 2025-11-25 clients); the client resumes from the last id it received.
+      listener.push(this.lastId === undefined || bare ? { retry } : { id: this.lastId, retry });
       listener.end();
       this.listener = undefined;
     });

@@ -85,6 +85,14 @@ export interface SessionManager {
   resume(sessionId: string, lastEventId: string, info: RequestInfo): Promise<SseStream>;
   /** The negotiated protocol version of a session held here, if known (for header checks). */
   protocolVersionOf(sessionId: string): string | undefined;
+  /**
+   * Graceful drain before `shutdown()`: takes no new sessions, asks connected clients to resume elsewhere where
+   * their streams can be resumed (an EventStore), lets running handlers finish for up to `timeoutMs`, then ends each
+   * request still running with an error response (stored, when there is a store, for resumes on other instances).
+   */
+  drain?(timeoutMs: number): Promise<void>;
+  /** Resolves once the manager receives what other instances publish (its bus subscriptions are active). */
+  ready?(): Promise<void>;
   /** Ends every session and timer (server shutdown). */
   shutdown(): Promise<void>;
 }

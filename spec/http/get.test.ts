@@ -114,8 +114,9 @@ describe.each(SESSION_ERA)('GET as a %s client', (version) => {
     await h.middleware.close();
     await live.ended;
     expect(parseSse(live.text()).filter((f) => f.data)).toEqual([]);
-    // clientHeaders is also valid for a GET; the session is gone after close().
+    // clientHeaders is also valid for a GET; after close() this instance answers nothing but 503 (retry elsewhere).
     const after = await h.api().get('/mcp').set({ ...clientHeaders(version, sessionId), Accept: 'text/event-stream' });
-    expect(after.status).toBe(404);
+    expect(after.status).toBe(503);
+    expect(after.headers['retry-after']).toBe('1');
   });
 });
