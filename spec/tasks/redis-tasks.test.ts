@@ -5,78 +5,21 @@
  * Redis at `redis://127.0.0.1:6379` (`REDIS_URL` overrides). Unreachable, the suites are skipped with a warning,
  * or fail when `REQUIRE_REDIS=1`. Every key of a run starts with a unique prefix and is deleted in afterAll.
  */
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
-import { createClient } from 'redis';
 import { RedisTaskStore } from '../../lib/redis/index.js';
 import { describeTaskStoreContract } from '../../lib/testing/index.js';
+import { describeWithRedis } from '../helpers/redis.js';
 import { closeAfterEach, serve } from '../helpers/serve.js';
 import { sleep, waitUntil } from '../helpers/wire.js';
 import { isTerminal, pollTask, resultOf, taskRequest, taskServer } from './task-wire.js';
 
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const newClient = () => createClient({ url });
-type Client = ReturnType<typeof newClient>;
-
-/** Whether Redis answers PING, checked synchronously (in a child process) so the suites can be registered or not. */
-function probeRedis(): string | undefined {
-  const program = `
-    const { createClient } = require('redis');
-    const client = createClient({ url: process.env.PROBE_URL, socket: { connectTimeout: 2000, reconnectStrategy: false } });
-    client.on('error', () => {});
-    client.connect().then(() => client.ping()).then(() => { client.destroy(); process.exit(0); },
-      (error) => { process.stderr.write(String(error && error.message || error)); process.exit(1); });
-  `;
-  try {
-    execFileSync(process.execPath, ['-e', program], { cwd: path.join(__dirname, '..', '..'), env: { ...process.env, PROBE_URL: url }, timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
-    return undefined;
-  } catch (error) {
-    const e = error as Error & { stderr?: Buffer };
-    return e.stderr?.toString().trim() || e.message;
-  }
-}
-
-const unreachable = probeRedis();
-if (unreachable !== undefined) {
-  if (process.env.REQUIRE_REDIS === '1') {
-    test(`Redis is reachable at ${url} (REQUIRE_REDIS=1)`, () => {
-      throw new Error(`Redis not reachable at ${url}: ${unreachable}`);
-    });
-  } else {
-    console.warn(`Redis not reachable at ${url} (${unreachable}): skipping the Redis task store suites; set REQUIRE_REDIS=1 to make this an error`);
-    test.skip(`Redis task store suites (Redis not reachable at ${url})`, () => {});
-  }
-} else {
-  describeRedisTaskSuites();
-}
-
-function describeRedisTaskSuites(): void {
-  const runPrefix = `mcp-express-test:${Date.now()}-${Math.random().toString(36).slice(2)}:`;
-  const clients: Client[] = [];
-  let client: Client;
-
-  async function connect(): Promise<Client> {
-    const created = newClient();
-    created.on('error', (error) => console.error('[redis test client]', error));
-    clients.push(created);
-    await created.connect();
-    return created;
-  }
-
-  beforeAll(async () => {
-    client = await connect();
-  });
-
-  afterAll(async () => {
-    if (client) {
-      for await (const keys of client.scanIterator({ MATCH: `${runPrefix}*`, COUNT: 200 })) if (keys.length > 0) await client.del(keys);
-    }
-    await Promise.all(clients.map((each) => each.close()));
-  });
+describeWithRedis('the Redis task store suites', (redis) => {
+  const { connect, runPrefix } = redis;
+  // The client connects in beforeAll: read it at use, inside tests and hooks.
+  const client = () => redis.client();
 
   // Redis expires keys on its own clock: the TTL check really waits (a 1 s TTL leaves 400 ms of slack per step).
-  describeTaskStoreContract('RedisTaskStore', () => new RedisTaskStore(client, { keyPrefix: `${runPrefix}contract:` }), {
-    ttl: { ttlMs: 1000, create: () => new RedisTaskStore(client, { keyPrefix: `${runPrefix}contract-ttl:` }), elapse: (ms) => sleep(ms) },
+  describeTaskStoreContract('RedisTaskStore', () => new RedisTaskStore(client(), { keyPrefix: `${runPrefix}contract:` }), {
+    ttl: { ttlMs: 1000, create: () => new RedisTaskStore(client(), { keyPrefix: `${runPrefix}contract-ttl:` }), elapse: (ms) => sleep(ms) },
   });
 
   describe('two instances sharing a RedisTaskStore', () => {
@@ -131,4 +74,4 @@ function describeRedisTaskSuites(): void {
       expect(resultOf(await taskRequest(b.port, 'tasks/cancel', { taskId: created.taskId }))).toEqual({ resultType: 'complete' });
     });
   });
-}
+});
