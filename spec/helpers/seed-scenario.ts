@@ -4,8 +4,9 @@
  * initialize and a tool call that emits progress and is shut down; instance B, given the progress event's id,
  * replays the final response. Each spec supplies how an instance is started (its stores).
  */
-import { McpServer } from '../../lib/index.js';
-import type { Served } from './serve.js';
+import { LocalSessionManager, McpServer } from '../../lib/index.js';
+import { RedisEventStore, RedisSessionStore, type RedisEventStoreClient, type RedisSessionStoreClient } from '../../lib/redis/index.js';
+import { serve, type Served } from './serve.js';
 import { parseSse } from './sse.js';
 
 /** A server whose `progress` tool reports progress once, then answers "done". */
@@ -66,4 +67,47 @@ export async function replayOnSecondInstance(start: () => Promise<Served>, after
     headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18', 'Last-Event-ID': progressEventId! },
   });
   return { sessionId, session, b, replayStatus: replay.status, replayBody: await replay.text() };
+}
+
+/** What the scenario needs of a Redis deployment (one node or a cluster). */
+export interface SeedRedis {
+  /** A new connected client (each instance gets its own, like separate processes). */
+  connect(): Promise<RedisSessionStoreClient & RedisEventStoreClient>;
+  /** How many of `key` exist, read on a client of the test. */
+  exists(key: string): Promise<number>;
+  /** A key prefix unique to the run. */
+  prefix(name: string): string;
+}
+
+/**
+ * The scenario with Redis stores, each instance on its own clients: the session is in Redis between A and B, B
+ * replays the final response from Redis, and DELETE on B removes the session from Redis.
+ */
+export async function replayOnSecondInstanceWithRedis(redis: SeedRedis): Promise<void> {
+  const keys = { events: redis.prefix('seed-events'), sessions: redis.prefix('seed-sessions') };
+  const start = async (): Promise<Served> => {
+    const [events, sessions] = [await redis.connect(), await redis.connect()];
+    const sessionManager = new LocalSessionManager({
+      sessionStore: new RedisSessionStore(sessions, { keyPrefix: keys.sessions }),
+      eventStore: new RedisEventStore(events, { keyPrefix: keys.events }),
+    });
+    return serve({ server: progressServer(), sseKeepAlive: 0, sessionManager });
+  };
+
+  const { sessionId, session, b, replayStatus, replayBody } = await replayOnSecondInstance(start, async (id) => {
+    expect(await redis.exists(`${keys.sessions}${id}`)).toBe(1);
+  });
+  try {
+    expect(replayStatus).toBe(200);
+    expect(replayBody).toContain('"id":2');
+    expect(replayBody).toContain('done');
+    expect(replayBody).not.toContain('notifications/progress');
+
+    // DELETE on B removes the session from Redis.
+    const deleted = await fetch(b.url, { method: 'DELETE', headers: session });
+    expect(deleted.status).toBe(200);
+    expect(await redis.exists(`${keys.sessions}${sessionId}`)).toBe(0);
+  } finally {
+    await b.close();
+  }
 }

@@ -5,12 +5,10 @@
  * failure under `REQUIRE_REDIS=1`).
  */
 import { createCluster } from 'redis';
-import { LocalSessionManager } from '../../lib/index.js';
 import { RedisEventStore, RedisMessageBus, RedisSessionStore, RedisTaskStore, type RedisMessageBusOptions } from '../../lib/redis/index.js';
 import { describeEventStoreContract, describeMessageBusContract, describeSessionStoreContract, describeTaskStoreContract } from '../../lib/testing/index.js';
 import { describeWithRedisCluster } from '../helpers/redis-cluster.js';
-import { progressServer, replayOnSecondInstance } from '../helpers/seed-scenario.js';
-import { serve, type Served } from '../helpers/serve.js';
+import { replayOnSecondInstanceWithRedis } from '../helpers/seed-scenario.js';
 import { sleep, waitUntil } from '../helpers/wire.js';
 import { replay, storeAll } from '../store/event-store-helpers.js';
 
@@ -143,29 +141,7 @@ describeWithRedisCluster('the Redis adapters on a local Redis Cluster', (cluster
   });
 
   describe('two Express apps sharing Redis stores on a cluster (rmcp seed scenario)', () => {
-    test('instance B, with its own stores on new cluster clients, replays from Redis the response instance A stored', async () => {
-      const keys = { events: prefix('seed-events'), sessions: prefix('seed-sessions') };
-      const start = async (): Promise<Served> => {
-        const [events, sessions] = [await connect(), await connect()];
-        const sessionManager = new LocalSessionManager({
-          sessionStore: new RedisSessionStore(sessions, { keyPrefix: keys.sessions }),
-          eventStore: new RedisEventStore(events, { keyPrefix: keys.events }),
-        });
-        return serve({ server: progressServer(), sseKeepAlive: 0, sessionManager });
-      };
-
-      const { sessionId, session, b, replayStatus, replayBody } = await replayOnSecondInstance(start, async (id) => {
-        expect(await client.exists(`${keys.sessions}${id}`)).toBe(1);
-      });
-      expect(replayStatus).toBe(200);
-      expect(replayBody).toContain('"id":2');
-      expect(replayBody).toContain('done');
-      expect(replayBody).not.toContain('notifications/progress');
-
-      const deleted = await fetch(b.url, { method: 'DELETE', headers: session });
-      expect(deleted.status).toBe(200);
-      expect(await client.exists(`${keys.sessions}${sessionId}`)).toBe(0);
-      await b.close();
-    });
+    test('instance B, with its own stores on new cluster clients, replays from Redis the response instance A stored', () =>
+      replayOnSecondInstanceWithRedis({ connect, exists: (key) => client.exists(key), prefix }));
   });
 });

@@ -5,40 +5,16 @@
  * Redis at `redis://127.0.0.1:6379` (`REDIS_URL` overrides). Unreachable, the suites are skipped with a warning,
  * or fail when `REQUIRE_REDIS=1`. Every key of a run starts with a unique prefix and is deleted in afterAll.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createClient } from 'redis';
-import { LocalSessionManager, type SessionState } from '../../lib/index.js';
+import type { SessionState } from '../../lib/index.js';
 import { RedisEventStore, RedisSessionStore, type RedisEventStoreOptions } from '../../lib/redis/index.js';
 import { describeEventStoreContract, describeSessionStoreContract } from '../../lib/testing/index.js';
-import { serve, type Served } from '../helpers/serve.js';
+import { describeWithRedis, type RedisTestClient } from '../helpers/redis.js';
 import { sleep } from '../helpers/wire.js';
 import { describeBoundedEventStore } from '../store/bounded-event-store-scenarios.js';
 import { replay, storeAll } from '../store/event-store-helpers.js';
-import { progressServer, replayOnSecondInstance } from '../helpers/seed-scenario.js';
-
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const newClient = () => createClient({ url });
-type Client = ReturnType<typeof newClient>;
-
-/** Whether Redis answers PING, checked synchronously (in a child process) so the suites can be registered or not. */
-function probeRedis(): string | undefined {
-  const program = `
-    const { createClient } = require('redis');
-    const client = createClient({ url: process.env.PROBE_URL, socket: { connectTimeout: 2000, reconnectStrategy: false } });
-    client.on('error', () => {});
-    client.connect().then(() => client.ping()).then(() => { client.destroy(); process.exit(0); },
-      (error) => { process.stderr.write(String(error && error.message || error)); process.exit(1); });
-  `;
-  try {
-    execFileSync(process.execPath, ['-e', program], { cwd: path.join(__dirname, '..', '..'), env: { ...process.env, PROBE_URL: url }, timeout: 10_000, stdio: ['ignore', 'ignore', 'pipe'] });
-    return undefined;
-  } catch (error) {
-    const e = error as Error & { stderr?: Buffer };
-    return e.stderr?.toString().trim() || e.message;
-  }
-}
+import { replayOnSecondInstanceWithRedis } from '../helpers/seed-scenario.js';
 
 test('the core package never imports the Redis adapters or the driver', () => {
   const root = path.join(__dirname, '..', '..', 'lib');
@@ -49,59 +25,21 @@ test('the core package never imports the Redis adapters or the driver', () => {
   for (const file of fs.readdirSync(path.join(root, 'redis'))) expect(fs.readFileSync(path.join(root, 'redis', file), 'utf8')).not.toMatch(/from ['"](?:redis|@redis\/)/);
 });
 
-const unreachable = probeRedis();
-
-if (unreachable !== undefined) {
-  if (process.env.REQUIRE_REDIS === '1') {
-    test(`Redis is reachable at ${url} (REQUIRE_REDIS=1)`, () => {
-      throw new Error(`Redis not reachable at ${url}: ${unreachable}`);
-    });
-  } else {
-    console.warn(`Redis not reachable at ${url} (${unreachable}): skipping the Redis store suites; set REQUIRE_REDIS=1 to make this an error`);
-    test.skip(`Redis store suites (Redis not reachable at ${url})`, () => {});
-  }
-} else {
-  describeRedisSuites();
-}
-
-function describeRedisSuites(): void {
-  const runPrefix = `mcp-express-test:${Date.now()}-${Math.random().toString(36).slice(2)}:`;
-  const clients: Client[] = [];
-  let client: Client;
-
-  async function connect(): Promise<Client> {
-    const created = newClient();
-    created.on('error', (error) => console.error('[redis test client]', error));
-    clients.push(created);
-    await created.connect();
-    return created;
-  }
-
-  let prefixes = 0;
-  /** A key prefix of this run, unique per call. */
-  const prefix = (name: string): string => `${runPrefix}${name}-${++prefixes}:`;
-
-  beforeAll(async () => {
-    client = await connect();
-  });
-
-  afterAll(async () => {
-    if (client) {
-      for await (const keys of client.scanIterator({ MATCH: `${runPrefix}*`, COUNT: 200 })) if (keys.length > 0) await client.del(keys);
-    }
-    await Promise.all(clients.map((each) => each.close()));
-  });
+describeWithRedis('the Redis store suites', (redis) => {
+  const { connect, prefix, runPrefix } = redis;
+  // The client connects in beforeAll: read it at use, inside tests and hooks.
+  const client = () => redis.client();
 
   // Redis expires keys on its own clock: the TTL checks really wait (a 1 s TTL leaves 400 ms of slack per step).
   const redisClock = { elapse: (ms: number) => sleep(ms) };
-  describeEventStoreContract('RedisEventStore', () => new RedisEventStore(client, { keyPrefix: `${runPrefix}contract-events:` }), {
-    ttl: { ttlMs: 1000, create: (ttlMs) => new RedisEventStore(client, { keyPrefix: prefix('contract-ttl-events'), ttlMs }), ...redisClock },
+  describeEventStoreContract('RedisEventStore', () => new RedisEventStore(client(), { keyPrefix: `${runPrefix}contract-events:` }), {
+    ttl: { ttlMs: 1000, create: (ttlMs) => new RedisEventStore(client(), { keyPrefix: prefix('contract-ttl-events'), ttlMs }), ...redisClock },
   });
-  describeSessionStoreContract('RedisSessionStore', () => new RedisSessionStore(client, { keyPrefix: `${runPrefix}contract-sessions:` }), {
-    ttl: { ttlMs: 1000, create: (ttlMs) => new RedisSessionStore(client, { keyPrefix: prefix('contract-ttl-sessions'), ttlMs }), ...redisClock },
+  describeSessionStoreContract('RedisSessionStore', () => new RedisSessionStore(client(), { keyPrefix: `${runPrefix}contract-sessions:` }), {
+    ttl: { ttlMs: 1000, create: (ttlMs) => new RedisSessionStore(client(), { keyPrefix: prefix('contract-ttl-sessions'), ttlMs }), ...redisClock },
   });
 
-  const eventStore = (options: RedisEventStoreOptions = {}, on: Client = client): RedisEventStore =>
+  const eventStore = (options: RedisEventStoreOptions = {}, on: RedisTestClient = client()): RedisEventStore =>
     new RedisEventStore(on, { keyPrefix: prefix('events'), ...options });
 
   // Redis expires keys itself: the expiry scenarios really wait (2.5 TTLs of 100 ms).
@@ -120,64 +58,64 @@ function describeRedisSuites(): void {
   describe('RedisEventStore on Redis', () => {
     test('writes a list and a hash per stream, both with the TTL, and a counter that never expires', async () => {
       const keyPrefix = prefix('layout');
-      const store = new RedisEventStore(client, { keyPrefix, ttlMs: 60_000 });
+      const store = new RedisEventStore(client(), { keyPrefix, ttlMs: 60_000 });
       const [id] = await storeAll(store, 'sess/1', ['a']);
       expect(id).toMatch(/^sess\/1#\d+$/);
-      expect(await client.lLen(`${keyPrefix}{sess/1}:log`)).toBe(1);
-      expect(await client.hGet(`${keyPrefix}{sess/1}:meta`, 'startSeq')).toBe(id.split('#')[1]);
+      expect(await client().lLen(`${keyPrefix}{sess/1}:log`)).toBe(1);
+      expect(await client().hGet(`${keyPrefix}{sess/1}:meta`, 'startSeq')).toBe(id.split('#')[1]);
       for (const key of [`${keyPrefix}{sess/1}:log`, `${keyPrefix}{sess/1}:meta`]) {
-        const ttl = await client.pTTL(key);
+        const ttl = await client().pTTL(key);
         expect(ttl).toBeGreaterThan(50_000);
         expect(ttl).toBeLessThanOrEqual(60_000);
       }
-      expect(await client.get(`${keyPrefix}seq`)).toBe(id.split('#')[1]);
-      expect(await client.pTTL(`${keyPrefix}seq`)).toBe(-1);
+      expect(await client().get(`${keyPrefix}seq`)).toBe(id.split('#')[1]);
+      expect(await client().pTTL(`${keyPrefix}seq`)).toBe(-1);
     });
 
     // Every write restarts the TTL (checked by the contract with real waits) because each write sets it anew:
     // seen here without waiting, on the TTL Redis reports.
     test('each write sets the TTL of its stream anew', async () => {
       const keyPrefix = prefix('rewrite-events');
-      const store = new RedisEventStore(client, { keyPrefix, ttlMs: 60_000 });
+      const store = new RedisEventStore(client(), { keyPrefix, ttlMs: 60_000 });
       await storeAll(store, 's/1', ['e1']);
-      for (const key of [`${keyPrefix}{s/1}:log`, `${keyPrefix}{s/1}:meta`]) await client.pExpire(key, 5_000);
+      for (const key of [`${keyPrefix}{s/1}:log`, `${keyPrefix}{s/1}:meta`]) await client().pExpire(key, 5_000);
       await storeAll(store, 's/1', ['e2']);
-      for (const key of [`${keyPrefix}{s/1}:log`, `${keyPrefix}{s/1}:meta`]) expect(await client.pTTL(key)).toBeGreaterThan(50_000);
+      for (const key of [`${keyPrefix}{s/1}:log`, `${keyPrefix}{s/1}:meta`]) expect(await client().pTTL(key)).toBeGreaterThan(50_000);
     });
 
     test('RedisSessionStore sets the TTL of a session anew on every write', async () => {
       const keyPrefix = prefix('rewrite-sessions');
-      const store = new RedisSessionStore(client, { keyPrefix, ttlMs: 60_000 });
+      const store = new RedisSessionStore(client(), { keyPrefix, ttlMs: 60_000 });
       const state: SessionState = { protocolVersion: '2025-11-25', clientCapabilities: {}, subscriptions: [], initializeParams: {}, createdAt: 0 };
       await store.store('s', state);
-      expect(await client.pTTL(`${keyPrefix}s`)).toBeGreaterThan(50_000);
-      await client.pExpire(`${keyPrefix}s`, 5_000);
+      expect(await client().pTTL(`${keyPrefix}s`)).toBeGreaterThan(50_000);
+      await client().pExpire(`${keyPrefix}s`, 5_000);
       await store.store('s', { ...state, logLevel: 'info' });
-      expect(await client.pTTL(`${keyPrefix}s`)).toBeGreaterThan(50_000);
+      expect(await client().pTTL(`${keyPrefix}s`)).toBeGreaterThan(50_000);
       expect(await store.load('s')).toEqual({ ...state, logLevel: 'info' });
     });
 
     // Replays after trimming: the shared bounded-store scenarios above.
     test('trimming to maxEventsPerStream keeps one entry more: the last dropped seq', async () => {
       const keyPrefix = prefix('trim');
-      const store = new RedisEventStore(client, { keyPrefix, maxEventsPerStream: 3 });
+      const store = new RedisEventStore(client(), { keyPrefix, maxEventsPerStream: 3 });
       await storeAll(store, 's/1', ['e1', 'e2', 'e3', 'e4', 'e5']); // keeps e3..e5
-      expect(await client.lLen(`${keyPrefix}{s/1}:log`)).toBe(4); // plus e2, kept only as the last dropped seq
+      expect(await client().lLen(`${keyPrefix}{s/1}:log`)).toBe(4); // plus e2, kept only as the last dropped seq
     });
 
     test('completeStream on an unknown stream is a no-op and writes nothing', async () => {
       const keyPrefix = prefix('complete');
-      const store = new RedisEventStore(client, { keyPrefix });
+      const store = new RedisEventStore(client(), { keyPrefix });
       await store.completeStream('nobody/1');
       expect(await store.isStreamComplete('nobody/1')).toBe(false);
-      expect(await client.exists(`${keyPrefix}{nobody/1}:meta`)).toBe(0);
+      expect(await client().exists(`${keyPrefix}{nobody/1}:meta`)).toBe(0);
       await storeAll(store, 'nobody/1', ['x']);
       expect(await store.isStreamComplete('nobody/1')).toBe(false);
     });
 
     test('ids are unique across two stores on two clients sharing one Redis, and each replays the other', async () => {
       const keyPrefix = prefix('shared');
-      const one = new RedisEventStore(client, { keyPrefix });
+      const one = new RedisEventStore(client(), { keyPrefix });
       const two = new RedisEventStore(await connect(), { keyPrefix });
       const write = (store: RedisEventStore, streamId: string) => storeAll(store, streamId, Array.from({ length: 40 }, (_, n) => `${streamId}-${n}`));
       const [a, b, c] = await Promise.all([write(one, 'a/1'), write(two, 'b/1'), Promise.all([write(one, 'c/1'), write(two, 'c/2')]).then((ids) => ids.flat())]);
@@ -190,30 +128,7 @@ function describeRedisSuites(): void {
   });
 
   describe('two Express apps sharing Redis stores (rmcp seed scenario)', () => {
-    test('instance B, with its own stores on new clients, replays from Redis the response instance A stored', async () => {
-      const keys = { events: prefix('seed-events'), sessions: prefix('seed-sessions') };
-      const start = async (): Promise<Served> => {
-        const [events, sessions] = [await connect(), await connect()];
-        const sessionManager = new LocalSessionManager({
-          sessionStore: new RedisSessionStore(sessions, { keyPrefix: keys.sessions }),
-          eventStore: new RedisEventStore(events, { keyPrefix: keys.events }),
-        });
-        return serve({ server: progressServer(), sseKeepAlive: 0, sessionManager });
-      };
-
-      const { sessionId, session, b, replayStatus, replayBody } = await replayOnSecondInstance(start, async (id) => {
-        expect(await client.exists(`${keys.sessions}${id}`)).toBe(1);
-      });
-      expect(replayStatus).toBe(200);
-      expect(replayBody).toContain('"id":2');
-      expect(replayBody).toContain('done');
-      expect(replayBody).not.toContain('notifications/progress');
-
-      // DELETE on B removes the session from Redis.
-      const deleted = await fetch(b.url, { method: 'DELETE', headers: session });
-      expect(deleted.status).toBe(200);
-      expect(await client.exists(`${keys.sessions}${sessionId}`)).toBe(0);
-      await b.close();
-    });
+    test('instance B, with its own stores on new clients, replays from Redis the response instance A stored', () =>
+      replayOnSecondInstanceWithRedis({ connect, exists: (key) => client().exists(key), prefix }));
   });
-}
+});

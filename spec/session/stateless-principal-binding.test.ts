@@ -46,7 +46,7 @@ describe('requestState is bound to the caller and the arguments', () => {
       const answer = await ctx.elicit({ message: `Pay ${amount}?`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } }, { key: 'confirm' });
       return { content: [{ type: 'text', text: `paid ${amount} for ${memo} (${answer.action}) by ${ctx.authInfo?.clientId ?? 'anonymous'}` }] };
     });
-    served = await serve({ server, sseKeepAlive: 0, requestStateSecret: 'review-spec-secret-of-enough-bytes' }, auth);
+    served = await serve({ server, sseKeepAlive: 0, requestStateSecret: 'principal-spec-secret-of-enough-bytes' }, auth);
   });
   afterAll(() => served.close());
 
