@@ -76,9 +76,9 @@ export class RedisMessageBus implements MessageBus {
   private readonly sharded: boolean;
   private readonly commandTimeoutMs: number;
   private readonly onError: (error: unknown) => void;
-  private subscriber?: Promise<RedisMessageBusSubscriber>;
+  private subscriber: Promise<RedisMessageBusSubscriber> | undefined;
   /** The subscriber connection once made, for close(). */
-  private connection?: RedisMessageBusSubscriber;
+  private connection: RedisMessageBusSubscriber | undefined;
   /** Stops the delivery of each live subscription (for close()). */
   private readonly deactivators = new Set<() => void>();
   private closed = false;

@@ -1,0 +1,87 @@
+/**
+ * What the Redis adapters do before Redis is involved, on stand-in clients (no Redis needed): option checks, the
+ * deadline of an operation that gets no answer, the abort of what is still queued, the escaping of hash tags.
+ */
+import { hashTag } from '../../lib/redis/hash-tag.js';
+import { RedisEventStore, RedisMessageBus, RedisSessionStore, RedisTaskStore, RedisTimeoutError, type RedisEventStoreClient } from '../../lib/redis/index.js';
+import { event } from '../store/event-store-helpers.js';
+
+/** A client whose commands are never answered (Redis down, node-redis queueing); records the abort signals it was given. */
+function unansweredClient() {
+  const signals: AbortSignal[] = [];
+  const never = () => new Promise<never>(() => undefined);
+  const multi = () => {
+    const chain: Record<string, unknown> = {};
+    for (const name of ['hSetNX', 'hSet', 'hGet', 'rPush', 'lTrim', 'lRange', 'pExpire']) chain[name] = () => chain;
+    chain.exec = never;
+    return chain;
+  };
+  const client = {
+    incr: never,
+    hGet: never,
+    multi,
+    get: never,
+    set: never,
+    del: never,
+    eval: never,
+    hGetAll: never,
+    zAdd: never,
+    zRange: never,
+    zRem: never,
+    pExpire: never,
+    publish: never,
+    sPublish: never,
+    duplicate: () => ({ connect: never, on: () => undefined, subscribe: never, unsubscribe: never, sSubscribe: never, sUnsubscribe: never, close: never, destroy: () => undefined }),
+    withCommandOptions(options: { abortSignal: AbortSignal }) {
+      signals.push(options.abortSignal);
+      return client;
+    },
+  };
+  return { client, signals };
+}
+
+test('every operation on a client that never answers rejects with RedisTimeoutError naming the adapter and the option', async () => {
+  const { client, signals } = unansweredClient();
+  const options = { commandTimeoutMs: 20 };
+  const events = new RedisEventStore(client as unknown as RedisEventStoreClient, options);
+  const sessions = new RedisSessionStore(client, options);
+  const tasks = new RedisTaskStore(client, options);
+  const bus = new RedisMessageBus(client, { ...options, onError: () => undefined });
+
+  const timeout = (adapter: string) => expect.objectContaining({ name: 'RedisTimeoutError', timeoutMs: 20, message: expect.stringContaining(`within 20 ms (${adapter} option commandTimeoutMs)`) });
+  await expect(events.storeEvent('s/1', event('a'))).rejects.toEqual(timeout('RedisEventStore'));
+  await expect(events.replayEventsAfter('s/1#1').next()).rejects.toEqual(timeout('RedisEventStore'));
+  await expect(events.completeStream('s/1')).rejects.toEqual(timeout('RedisEventStore'));
+  await expect(events.isStreamComplete('s/1')).rejects.toEqual(timeout('RedisEventStore'));
+  await expect(sessions.load('s')).rejects.toEqual(timeout('RedisSessionStore'));
+  await expect(sessions.delete('s')).rejects.toEqual(timeout('RedisSessionStore'));
+  await expect(tasks.get('t')).rejects.toEqual(timeout('RedisTaskStore'));
+  await expect(tasks.list('alice')).rejects.toEqual(timeout('RedisTaskStore'));
+  await expect(bus.publish('c', 1)).rejects.toEqual(timeout('RedisMessageBus'));
+  await expect(bus.subscribe('c', () => undefined)).rejects.toBeInstanceOf(RedisTimeoutError);
+
+  // Commands were sent with the deadline's abort signal, aborted once it passed: node-redis drops what is still queued.
+  expect(signals.length).toBeGreaterThanOrEqual(9);
+  expect(signals.every((signal) => signal.aborted && signal.reason instanceof RedisTimeoutError)).toBe(true);
+});
+
+test('options are checked when an adapter is built', () => {
+  const { client } = unansweredClient();
+  for (const commandTimeoutMs of [-1, 1.5, Number.NaN]) {
+    expect(() => new RedisEventStore(client as unknown as RedisEventStoreClient, { commandTimeoutMs })).toThrow(/commandTimeoutMs must be 0 \(no deadline\) or a positive integer/);
+    expect(() => new RedisSessionStore(client, { commandTimeoutMs })).toThrow(RangeError);
+    expect(() => new RedisTaskStore(client, { commandTimeoutMs })).toThrow(RangeError);
+    expect(() => new RedisMessageBus(client, { commandTimeoutMs })).toThrow(RangeError);
+  }
+  expect(() => new RedisEventStore(client as unknown as RedisEventStoreClient, { keyPrefix: 'app:{x}:' })).toThrow(/keyPrefix must not contain "\{" or "\}"/);
+  expect(() => new RedisTaskStore(client, { keyPrefix: 'app{' })).toThrow(RangeError);
+});
+
+test('a hash tag escapes its id: one tag per id, no braces inside, never empty', () => {
+  const ids = ['sess/1', '}x', '{y}', 'a{b}c', '%7B', '{', '%', '', 'plain'];
+  const tags = ids.map(hashTag);
+  expect(new Set(tags).size).toBe(ids.length);
+  for (const tag of tags) expect(tag).toMatch(/^\{[^{}]+\}$/);
+  expect(hashTag('sess/1')).toBe('{sess/1}'); // ids without %, { or } keep their former keys
+  expect(hashTag('{')).toBe('{%7B}');
+});
