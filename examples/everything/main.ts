@@ -1,6 +1,7 @@
 import express from 'express';
 import { mcpMiddleware } from 'mcp-express';
 import { allowedHostsFrom } from './allowed-hosts';
+import { createBackend } from './backend';
 import { createEverythingServer } from './server';
 
 const port = Number(process.env.PORT ?? 3000);
@@ -9,9 +10,39 @@ const host = process.env.HOST ?? '127.0.0.1';
 const legacySessions = process.env.MCP_LEGACY_SESSIONS !== '0';
 // ALLOWED_HOSTS=192.168.1.20,mcp.example.com: Host names served besides the loopback ones (with HOST=0.0.0.0).
 const allowedHosts = allowedHostsFrom(process.env.ALLOWED_HOSTS);
+// DRAIN_TIMEOUT_MS: how long running calls may finish after SIGTERM (default 10 s).
+const drainTimeout = process.env.DRAIN_TIMEOUT_MS === undefined ? undefined : Number(process.env.DRAIN_TIMEOUT_MS);
 
-const app = express();
-app.use(mcpMiddleware({ server: createEverythingServer(), legacySessions, allowedHosts }));
-app.listen(port, host, () => {
-  console.log(`MCP server "everything" listening on http://${host}:${port}/mcp (${legacySessions ? 'with' : 'without'} 2025-era sessions)`);
+async function main(): Promise<void> {
+  // REDIS_URL or REDIS_CLUSTER_NODES: sessions, events, leases, tasks and the bus in Redis (see backend.ts).
+  const backend = await createBackend(legacySessions);
+  const server = createEverythingServer({ taskStore: backend.taskStore });
+  const mcp = mcpMiddleware({ server, legacySessions, allowedHosts, sessionManager: backend.sessionManager, bus: backend.bus });
+  await mcp.ready();
+  const app = express();
+  app.use(mcp);
+  const http = app.listen(port, host, () => {
+    console.log(`MCP server "everything" listening on http://${host}:${port}/mcp (${legacySessions ? 'with' : 'without'} 2025-era sessions, ${backend.description})`);
+  });
+
+  // SIGTERM (orchestrators) and SIGINT (Ctrl-C): drain, then exit. New requests get 503 at once, open streams are
+  // handed to other instances, running calls get drainTimeout to finish.
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: draining`);
+    await mcp.close({ drainTimeout });
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+    await backend.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
 });

@@ -1,4 +1,4 @@
-import { McpServer } from 'mcp-express';
+import { McpServer, type TaskStore } from 'mcp-express';
 import { registerClientRequestTools } from './client-requests';
 import { registerDiagnostics } from './diagnostics';
 import { registerInputRequiredFixtures } from './input-required';
@@ -13,8 +13,8 @@ import { registerTools } from './tools';
  * The example server: `sum`, plus every fixture the official conformance suite
  * (`@modelcontextprotocol/conformance`) asks of a server for the 2025-11-25 and 2026-07-28 requirements.
  */
-export function createEverythingServer(): McpServer {
-  const server = new McpServer({ name: 'mcp-express-everything', version: '0.1.0' });
+export function createEverythingServer(options: { taskStore?: TaskStore } = {}): McpServer {
+  const server = new McpServer({ name: 'mcp-express-everything', version: '0.1.0' }, options.taskStore ? { tasks: { store: options.taskStore } } : {});
   registerTools(server);
   registerClientRequestTools(server);
   registerJsonSchemaTool(server);

@@ -19,6 +19,22 @@ export function registerTools(server: McpServer): void {
     content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
   }));
 
+  server.tool(
+    'slow_count',
+    {
+      description: 'Sends n progress notifications intervalMs apart, then answers "counted n" (for resumes, failover and drain trials)',
+      inputSchema: { n: z.number().int().min(0).max(100_000), intervalMs: z.number().int().min(0).max(60_000) },
+    },
+    async ({ n, intervalMs }, ctx) => {
+      for (let i = 1; i <= n; i++) {
+        await sleep(intervalMs);
+        ctx.signal.throwIfAborted();
+        await ctx.progress(i, n, `counted ${i}`);
+      }
+      return { content: [{ type: 'text', text: `counted ${n}` }] };
+    },
+  );
+
   server.tool('sum', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
     content: [{ type: 'text', text: String(a + b) }],
   }));
