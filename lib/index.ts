@@ -1,6 +1,6 @@
 /** Public API of mcp-express. Everything not exported here is internal. */
 export { mcpMiddleware } from './mcp-middleware.js';
-export type { McpRequestHandler } from './http/mcp-middleware.js';
+export type { McpRequestHandler, CloseOptions } from './http/mcp-middleware.js';
 export type { McpMiddlewareOptions } from './http/options.js';
 export type { McpCorsOptions } from './http/cors.js';
 export { LOOPBACK_HOSTS } from './defaults.js';
@@ -8,6 +8,7 @@ export { LOOPBACK_HOSTS } from './defaults.js';
 export { McpServer, type McpServerOptions, type RequestHandler, type NotificationHandler, type NotificationContext } from './server/mcp-server.js';
 export { RequestContext } from './server/request-context.js';
 export type { ToolConfig, ToolHandler, ToolResult, RegisteredTool, InferArgs } from './server/tool-registry.js';
+export type { ZodObjectInput } from './server/zod-json-schema.js';
 export type {
   ResourceMetadata,
   ResourceTemplateConfig,
@@ -45,12 +46,15 @@ export { ErrorCode } from './protocol/error-codes.js';
 export { SESSION_ERA_VERSIONS, LATEST_SESSION_ERA_VERSION, STATELESS_ERA_VERSIONS, SUPPORTED_VERSIONS } from './protocol/versions.js';
 export type { InputRequest } from './server/input-required.js';
 export type * from './protocol/types.js';
-export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, RequestId } from './protocol/jsonrpc.js';
+export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, JsonRpcResultResponse, JsonRpcErrorResponse, JsonRpcErrorObject, RequestId } from './protocol/jsonrpc.js';
 
 export { LocalSessionManager, type LocalSessionManagerOptions } from './session/local-session-manager.js';
 export { NeverSessionManager, type NeverSessionManagerOptions } from './session/never-session-manager.js';
-export { SessionNotFoundError, SessionsUnavailableError, ShuttingDownError, TooManySessionsError } from './session/errors.js';
-export type { SessionManager, RequestInfo, TransportSettings } from './session/session-manager.js';
+export { SessionNotFoundError, SessionsUnavailableError, ShuttingDownError, StoreUnavailableError, TooManySessionsError } from './session/errors.js';
+export type { SessionManager, RequestInfo, TransportSettings, PersistedReplies, PersistedReply } from './session/session-manager.js';
+export type { ServerEvents } from './session/server-event-relay.js';
+export type { ServerEvent } from './server/mcp-server.js';
+export type { SseChannel } from './session/sse-channel.js';
 export type { SessionState } from './store/session-state.js';
 export type { SseEvent, SseStream } from './store/sse-event.js';
 

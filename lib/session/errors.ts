@@ -38,3 +38,14 @@ export class TooManySessionsError extends SessionsUnavailableError {
     this.name = 'TooManySessionsError';
   }
 }
+
+/**
+ * A store or the message bus did not answer (down, unreachable, past its timeout): the request could not be served
+ * now, and the client may retry (503 with `Retry-After`). The store's own error went to `onError`.
+ */
+export class StoreUnavailableError extends SessionsUnavailableError {
+  constructor(what: string) {
+    super(`The ${what} is not answering right now; try again in a few seconds.`, 2);
+    this.name = 'StoreUnavailableError';
+  }
+}

@@ -15,7 +15,7 @@ import { LocalSession, type LocalSessionSettings, type SessionRequestChannel } f
 import type { OutboundStream } from './outbound-stream.js';
 import type { SseStream } from '../store/sse-event.js';
 import { closedStream, replayFromStore } from './store-replay.js';
-import { SessionNotFoundError, ShuttingDownError, TooManySessionsError } from './errors.js';
+import { SessionNotFoundError, ShuttingDownError, StoreUnavailableError, TooManySessionsError } from './errors.js';
 import type { RequestInfo, SessionManager, TransportSettings } from './session-manager.js';
 import type { SessionState } from '../store/session-state.js';
 import { parseLocalEventId, parseLocalStreamKey } from './local-event-id.js';
@@ -255,9 +255,13 @@ export class LocalSessionManager implements SessionManager {
     session.closing = true;
     try {
       if (this.sessionStore) await this.sessionStore.delete(sessionId);
-    } finally {
-      this.drop(session);
+    } catch (error) {
+      // Not deleted from the store: the session goes on (the client may DELETE again once the store is back).
+      session.closing = false;
+      this.onError(error);
+      throw new StoreUnavailableError('session store');
     }
+    this.drop(session);
     // Copies of the session on other instances end too (their in-flight handlers are aborted).
     await this.publishControl({ type: 'close', sessionId });
   }
@@ -311,7 +315,9 @@ export class LocalSessionManager implements SessionManager {
     session.lastActivity = now;
     if (!('method' in message)) {
       // The request it answers may be waiting on another instance: there, it is settled from the bus.
-      if (!session.settleClientResponse(message)) await this.publishControl({ type: 'response', sessionId, message });
+      if (!session.settleClientResponse(message) && !(await this.publishControl({ type: 'response', sessionId, message }))) {
+        throw new StoreUnavailableError('message bus');
+      }
       return;
     }
     const params = message.params;
@@ -321,8 +327,11 @@ export class LocalSessionManager implements SessionManager {
       case 'notifications/cancelled':
         if (params && (typeof params.requestId === 'string' || typeof params.requestId === 'number')) {
           // The request may run on another instance: there, it is cancelled from the bus.
-          if (!this.cancelHere(session, params.requestId, params.reason, now)) {
-            await this.publishControl({ type: 'cancel', sessionId, requestId: params.requestId, reason: typeof params.reason === 'string' ? params.reason : undefined });
+          if (
+            !this.cancelHere(session, params.requestId, params.reason, now) &&
+            !(await this.publishControl({ type: 'cancel', sessionId, requestId: params.requestId, reason: typeof params.reason === 'string' ? params.reason : undefined }))
+          ) {
+            throw new StoreUnavailableError('message bus');
           }
         }
         return;
@@ -510,7 +519,14 @@ export class LocalSessionManager implements SessionManager {
     if (!pending) {
       const store = this.sessionStore;
       pending = (async () => {
-        const state = await store.load(sessionId);
+        let state: SessionState | undefined;
+        try {
+          state = await store.load(sessionId);
+        } catch (error) {
+          // The store is down or slow: the client retries (503), and the failure is reported.
+          this.onError(error);
+          throw new StoreUnavailableError('session store');
+        }
         if (!state) return undefined;
         const existing = this.sessions.get(sessionId);
         if (existing) return existing;
@@ -545,12 +561,14 @@ export class LocalSessionManager implements SessionManager {
     }
   }
 
-  /** Sends a session message to the other instances (a no-op bus in one process); failures go to onError. */
-  private async publishControl(message: SessionControl): Promise<void> {
+  /** Sends a session message to the other instances; false (and reported to onError) when the bus refused it. */
+  private async publishControl(message: SessionControl): Promise<boolean> {
     try {
       await this.settings.bus.publish(SESSION_CONTROL_CHANNEL, message);
+      return true;
     } catch (error) {
       this.onError(error);
+      return false;
     }
   }
 
