@@ -4,6 +4,8 @@ import { McpServer, mcpMiddleware } from 'mcp-express';
 import { z } from 'zod';
 import { listen, urlHost, type RunningExample } from '../basic/server';
 
+export type { RunningExample };
+
 /** Tools that need no memory between requests: any instance behind a load balancer can answer any request. */
 export function createStatelessServer(): McpServer {
   const server = new McpServer({ name: 'stateless', version: '1.0.0' });

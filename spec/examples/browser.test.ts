@@ -42,8 +42,8 @@ test('the page calls the server on another origin with the official client, thro
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(String(error)));
   await page.goto(example.pageUrl);
-  await page.waitForFunction(() => (window as unknown as { mcpReport?: unknown }).mcpReport !== undefined, { timeout: 30_000 });
-  const report = await page.evaluate(() => (window as unknown as { mcpReport: unknown }).mcpReport);
+  await page.waitForFunction(() => (globalThis as unknown as { mcpReport?: unknown }).mcpReport !== undefined, { timeout: 30_000 });
+  const report = await page.evaluate(() => (globalThis as unknown as { mcpReport: unknown }).mcpReport);
   expect(errors).toEqual([]);
   expect(report).toEqual({
     // The session id came from a response header the page could read only because it is exposed.
@@ -74,8 +74,8 @@ test('the same page on an origin the server does not list is refused (no CORS gr
   try {
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${(http.address() as AddressInfo).port}/`);
-    await page.waitForFunction(() => (window as unknown as { mcpReport?: unknown }).mcpReport !== undefined, { timeout: 30_000 });
-    const report = (await page.evaluate(() => (window as unknown as { mcpReport: unknown }).mcpReport)) as { error?: string; sessionId?: string };
+    await page.waitForFunction(() => (globalThis as unknown as { mcpReport?: unknown }).mcpReport !== undefined, { timeout: 30_000 });
+    const report = (await page.evaluate(() => (globalThis as unknown as { mcpReport: unknown }).mcpReport)) as { error?: string; sessionId?: string };
     expect(report.sessionId).toBeUndefined();
     expect(report.error).toEqual(expect.any(String));
     expect(await page.$eval('#status', (element) => element.textContent)).toMatch(/^failed: /);
