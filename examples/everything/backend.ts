@@ -35,18 +35,21 @@ export async function createBackend(legacySessions: boolean): Promise<Backend> {
     : createClient({ url, socket: { reconnectStrategy: (retries) => Math.min(retries * 100, 2000) } });
   client.on('error', (error) => console.error('[redis]', error.message));
   await client.connect();
-  const eventStore = new RedisEventStore(client);
-  const streamLeases = new RedisStreamLeases(client);
-  const bus = new RedisMessageBus(client);
+  // REDIS_KEY_PREFIX (e.g. `staging:`): goes before every key and bus channel, so deployments (or test runs) sharing
+  // one Redis never see each other's data. Defaults to none (the adapters' own `mcp:…` prefixes).
+  const prefix = process.env.REDIS_KEY_PREFIX ?? '';
+  const eventStore = new RedisEventStore(client, { keyPrefix: `${prefix}mcp:events:` });
+  const streamLeases = new RedisStreamLeases(client, { keyPrefix: `${prefix}mcp:lease:` });
+  const bus = new RedisMessageBus(client, { channelPrefix: `${prefix}mcp:bus:` });
   // LEASE_TTL_MS: how soon a resume elsewhere gives up on a killed instance (default 10 s).
   const leaseTtlMs = process.env.LEASE_TTL_MS === undefined ? undefined : Number(process.env.LEASE_TTL_MS);
   const sessionManager = legacySessions
-    ? new LocalSessionManager({ eventStore, sessionStore: new RedisSessionStore(client), streamLeases, leaseTtlMs })
+    ? new LocalSessionManager({ eventStore, sessionStore: new RedisSessionStore(client, { keyPrefix: `${prefix}mcp:session:` }), streamLeases, leaseTtlMs })
     : new NeverSessionManager({ eventStore, streamLeases, leaseTtlMs });
   return {
     sessionManager,
     bus,
-    taskStore: new RedisTaskStore(client),
+    taskStore: new RedisTaskStore(client, { keyPrefix: `${prefix}mcp:task:` }),
     description: clusterNodes ? `Redis Cluster ${clusterNodes}` : `Redis ${url}`,
     async close() {
       await bus.close();
