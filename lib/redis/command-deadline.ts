@@ -75,3 +75,21 @@ export function abortable<Client extends object>(client: Client, signal: AbortSi
   const withOptions = (client as { withCommandOptions?: (options: { abortSignal: AbortSignal }) => Client }).withCommandOptions;
   return typeof withOptions === 'function' ? withOptions.call(client, { abortSignal: signal }) : client;
 }
+
+/**
+ * Resolves once the client is connected (node-redis `isReady`; a client without it counts as connected), rejects
+ * with the deadline's error if that does not happen in time. node-redis cannot abort a queued `MULTI`: a
+ * transaction is sent only on a connected client, so it is never left in the offline queue to run after its caller
+ * was told it failed.
+ */
+export async function untilReady(client: object, signal: AbortSignal): Promise<void> {
+  const ready = () => (client as { isReady?: boolean }).isReady !== false;
+  while (!ready()) {
+    throwIfPastDeadline(signal);
+    await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+  }
+  throwIfPastDeadline(signal);
+}
+
+/** How often `untilReady` looks again: reconnections take tens of ms at best. */
+const READY_POLL_MS = 20;

@@ -2,7 +2,7 @@ import { EVENT_STORE_DEFAULTS } from '../defaults.js';
 import type { SseEvent } from '../store/sse-event.js';
 import type { EventStore, StoredEvent } from '../store/event-store.js';
 import { firstAfter, formatEventId, parseEventId } from '../store/sequenced-event-id.js';
-import { abortable, checkCommandTimeout, throwIfPastDeadline, withDeadline } from './command-deadline.js';
+import { abortable, checkCommandTimeout, untilReady, withDeadline } from './command-deadline.js';
 import { checkKeyPrefix, hashTag } from './hash-tag.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 
@@ -95,10 +95,10 @@ export class RedisEventStore implements EventStore {
     return this.deadline(async (client, signal) => {
       const seq = await client.incr(`${this.keyPrefix}seq`);
       // Past the deadline the caller was told the write failed: it must not happen later (the seq is just skipped).
-      throwIfPastDeadline(signal);
+      await untilReady(this.client, signal);
       const entry: Entry = { seq, message: event.message, retry: event.retry };
       const { log, meta } = this.keys(streamId);
-      // No await between the INCR reply and this transaction: on one connection, writes to a stream stay in seq order.
+      // No other I/O between the INCR reply and this transaction: on one connection, writes to a stream stay in seq order.
       await client
         .multi()
         .hSetNX(meta, 'startSeq', String(seq))
@@ -152,7 +152,7 @@ export class RedisEventStore implements EventStore {
     await this.deadline(async (client, signal) => {
       const startSeq = await client.hGet(meta, 'startSeq');
       if (typeof startSeq !== 'string') return; // unknown or expired stream: nothing to mark
-      throwIfPastDeadline(signal);
+      await untilReady(this.client, signal);
       // `complete` holds the incarnation's startSeq, so a mark can never leak onto a later incarnation; `NX` gives a
       // TTL to a hash recreated by this write should the stream have expired in between.
       await client.multi().hSet(meta, 'complete', startSeq).pExpire(meta, this.ttlMs, 'NX').exec();

@@ -1,6 +1,6 @@
 import type { RequestId } from '../protocol/jsonrpc.js';
 import type { StreamLeaseInfo, StreamLeases } from '../store/stream-leases.js';
-import { checkCommandTimeout, withDeadline } from './command-deadline.js';
+import { abortable, checkCommandTimeout, untilReady, withDeadline } from './command-deadline.js';
 import { checkKeyPrefix, hashTag } from './hash-tag.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 
@@ -56,29 +56,33 @@ export class RedisStreamLeases implements StreamLeases {
 
   async acquire(streamId: string, info: StreamLeaseInfo, ttlMs: number, keepMs: number): Promise<void> {
     const { lease, infoKey } = this.keys(streamId);
-    await this.deadline(() =>
-      this.client
+    await this.deadline(async (client, signal) => {
+      await untilReady(this.client, signal);
+      return client
         .multi()
         .hSet(infoKey, 'requestId', JSON.stringify(info.requestId))
         .hSet(infoKey, 'released', '0')
         .pExpire(infoKey, Math.max(keepMs, ttlMs))
         .set(lease, '1', { expiration: { type: 'PX', value: ttlMs } })
-        .exec(),
-    );
+        .exec();
+    });
   }
 
   async renew(streamIds: readonly string[], ttlMs: number): Promise<void> {
-    await this.deadline(() => Promise.all(streamIds.map((streamId) => this.client.pExpire(this.keys(streamId).lease, ttlMs))));
+    await this.deadline((client) => Promise.all(streamIds.map((streamId) => client.pExpire(this.keys(streamId).lease, ttlMs))));
   }
 
   async release(streamId: string): Promise<void> {
     const { lease, infoKey } = this.keys(streamId);
-    await this.deadline(() => this.client.multi().hSet(infoKey, 'released', '1').del(lease).exec());
+    await this.deadline(async (client, signal) => {
+      await untilReady(this.client, signal);
+      return client.multi().hSet(infoKey, 'released', '1').del(lease).exec();
+    });
   }
 
   async inspect(streamId: string): Promise<{ info: StreamLeaseInfo; held: boolean; released: boolean } | undefined> {
     const { lease, infoKey } = this.keys(streamId);
-    const replies = (await this.deadline(() => this.client.multi().hGetAll(infoKey).exists(lease).exec())) as [Record<string, string> | null, number];
+    const replies = (await this.deadline((client) => client.multi().hGetAll(infoKey).exists(lease).exec())) as [Record<string, string> | null, number];
     const fields = replies[0];
     if (!fields || typeof fields.requestId !== 'string') return undefined;
     let requestId: RequestId;
@@ -93,7 +97,7 @@ export class RedisStreamLeases implements StreamLeases {
   async claimLost(streamId: string): Promise<boolean> {
     const state = await this.inspect(streamId);
     if (!state || state.held || state.released) return false;
-    return Number(await this.deadline(() => this.client.hSetNX(this.keys(streamId).infoKey, 'lost', '1'))) === 1;
+    return Number(await this.deadline((client) => client.hSetNX(this.keys(streamId).infoKey, 'lost', '1'))) === 1;
   }
 
   private keys(streamId: string): { lease: string; infoKey: string } {
@@ -101,7 +105,8 @@ export class RedisStreamLeases implements StreamLeases {
     return { lease: `${base}:lease`, infoKey: `${base}:info` };
   }
 
-  private deadline<T>(operation: () => Promise<T>): Promise<T> {
-    return withDeadline('RedisStreamLeases', this.commandTimeoutMs, operation);
+  /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
+  private deadline<T>(operation: (client: RedisStreamLeasesClient, signal: AbortSignal) => Promise<T>): Promise<T> {
+    return withDeadline('RedisStreamLeases', this.commandTimeoutMs, (signal) => operation(abortable(this.client, signal), signal));
   }
 }

@@ -65,6 +65,33 @@ test('every operation on a client that never answers rejects with RedisTimeoutEr
   expect(signals.every((signal) => signal.aborted && signal.reason instanceof RedisTimeoutError)).toBe(true);
 });
 
+test('a transaction is never queued on a disconnected client: it waits for the connection, within the deadline', async () => {
+  const sent: string[] = [];
+  const client = {
+    isReady: false,
+    incr: async () => 7, // answered before the connection dropped
+    hGet: async () => '7',
+    multi: () => {
+      const chain = { hSetNX: () => chain, hSet: () => chain, rPush: () => chain, lTrim: () => chain, pExpire: () => chain, exec: async () => sent.push('exec') };
+      sent.push('multi');
+      return chain;
+    },
+  };
+  const events = new RedisEventStore(client as unknown as RedisEventStoreClient, { commandTimeoutMs: 50 });
+  await expect(events.storeEvent('s/1', event('a'))).rejects.toBeInstanceOf(RedisTimeoutError);
+  await expect(events.completeStream('s/1')).rejects.toBeInstanceOf(RedisTimeoutError);
+  expect(sent).toEqual([]); // past the deadline: never sent
+
+  // Connected again before the deadline: the transaction goes out then.
+  const patient = new RedisEventStore(client as unknown as RedisEventStoreClient, { commandTimeoutMs: 60_000 });
+  const stored = patient.storeEvent('s/1', event('b'));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(sent).toEqual([]);
+  client.isReady = true;
+  expect(await stored).toBe('s/1#7');
+  expect(sent).toEqual(['multi', 'exec']);
+});
+
 test('options are checked when an adapter is built', () => {
   const { client } = unansweredClient();
   for (const commandTimeoutMs of [-1, 1.5, Number.NaN]) {

@@ -1,12 +1,18 @@
 /**
  * The Redis adapters on a Redis Cluster (`createCluster()` clients): a local cluster of 3 masters started for this
- * file (`spec/helpers/redis-cluster.ts`) runs the store contracts, the bus contract (sharded and classic pub/sub)
+ * file (`spec/helpers/redis-cluster.ts`) runs the store and stream lease contracts, the bus contract (sharded and classic pub/sub)
  * and rmcp's seed scenario across two Express apps. Skipped with a notice where `redis-server` is missing (a
  * failure under `REQUIRE_REDIS=1`).
  */
 import { createCluster } from 'redis';
-import { RedisEventStore, RedisMessageBus, RedisSessionStore, RedisTaskStore, type RedisMessageBusOptions } from '../../lib/redis/index.js';
-import { describeEventStoreContract, describeMessageBusContract, describeSessionStoreContract, describeTaskStoreContract } from '../../lib/testing/index.js';
+import { RedisEventStore, RedisMessageBus, RedisSessionStore, RedisStreamLeases, RedisTaskStore, type RedisMessageBusOptions } from '../../lib/redis/index.js';
+import {
+  describeEventStoreContract,
+  describeMessageBusContract,
+  describeSessionStoreContract,
+  describeStreamLeasesContract,
+  describeTaskStoreContract,
+} from '../../lib/testing/index.js';
 import { describeWithRedisCluster } from '../helpers/redis-cluster.js';
 import { replayOnSecondInstanceWithRedis } from '../helpers/seed-scenario.js';
 import { sleep, waitUntil } from '../helpers/wire.js';
@@ -52,6 +58,7 @@ describeWithRedisCluster('the Redis adapters on a local Redis Cluster', (cluster
   describeTaskStoreContract('RedisTaskStore on a cluster', () => new RedisTaskStore(client, { keyPrefix: prefix('contract-tasks') }), {
     ttl: { ttlMs: 1000, create: () => new RedisTaskStore(client, { keyPrefix: prefix('contract-ttl-tasks') }), ...redisClock },
   });
+  describeStreamLeasesContract('RedisStreamLeases on a cluster', () => new RedisStreamLeases(client, { keyPrefix: prefix('contract-leases') }));
 
   const buses: RedisMessageBus[] = [];
   const bus = (on: Cluster, options: RedisMessageBusOptions) => {

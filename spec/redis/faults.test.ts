@@ -7,7 +7,7 @@
  */
 import { createClient } from 'redis';
 import type { SessionState } from '../../lib/index.js';
-import { RedisEventStore, RedisMessageBus, RedisSessionStore, RedisTaskStore, RedisTimeoutError } from '../../lib/redis/index.js';
+import { RedisEventStore, RedisMessageBus, RedisSessionStore, RedisStreamLeases, RedisTaskStore, RedisTimeoutError } from '../../lib/redis/index.js';
 import { describeWithRedisBinaries, startRedisServer, type RedisServerProcess } from '../helpers/redis-server.js';
 import { waitUntil } from '../helpers/wire.js';
 import { event, replay, storeAll } from '../store/event-store-helpers.js';
@@ -61,6 +61,7 @@ describeWithRedisBinaries('the Redis fault suites', () => {
     const events = new RedisEventStore(client, { commandTimeoutMs: TIMEOUT_MS });
     const sessions = new RedisSessionStore(client, { commandTimeoutMs: TIMEOUT_MS });
     const tasks = new RedisTaskStore(client, { commandTimeoutMs: TIMEOUT_MS });
+    const leases = new RedisStreamLeases(client, { commandTimeoutMs: TIMEOUT_MS });
     const bus = new RedisMessageBus(client, { commandTimeoutMs: TIMEOUT_MS, onError: () => undefined });
     buses.push(bus);
     const received: unknown[] = [];
@@ -69,6 +70,7 @@ describeWithRedisBinaries('the Redis fault suites', () => {
     const before = await storeAll(events, 's/1', ['e1', 'e2']);
     await sessions.store('s', state);
     await tasks.create(task('t1'));
+    await leases.acquire('s/1', { requestId: 1 }, 60_000, 60_000);
 
     await server.stop();
 
@@ -83,6 +85,9 @@ describeWithRedisBinaries('the Redis fault suites', () => {
     await expect(tasks.get('t1')).rejects.toThrow(/RedisTaskStore option commandTimeoutMs/);
     await expect(tasks.create(task('t2'))).rejects.toBeInstanceOf(RedisTimeoutError);
     await expect(tasks.list('alice')).rejects.toBeInstanceOf(RedisTimeoutError);
+    await expect(leases.renew(['s/1'], 60_000)).rejects.toThrow(/RedisStreamLeases option commandTimeoutMs/);
+    await expect(leases.inspect('s/1')).rejects.toBeInstanceOf(RedisTimeoutError);
+    await expect(leases.release('s/1')).rejects.toBeInstanceOf(RedisTimeoutError);
     await expect(bus.publish('news', 'while-down')).rejects.toThrow(/RedisMessageBus option commandTimeoutMs/);
     // A bus that has not connected its subscriber yet cannot: that too has the deadline.
     const fresh = new RedisMessageBus(client, { commandTimeoutMs: TIMEOUT_MS, onError: () => undefined });
@@ -101,6 +106,7 @@ describeWithRedisBinaries('the Redis fault suites', () => {
     expect((await tasks.get('t1'))?.status).toBe('working');
     expect(await tasks.get('t2')).toBeUndefined();
     expect((await tasks.list('alice')).tasks.map((each) => each.taskId)).toEqual(['t1']);
+    expect(await leases.inspect('s/1')).toEqual({ info: { requestId: 1 }, held: true, released: false });
 
     // node-redis subscribes the bus's connection again by itself; messages published meanwhile are gone (at most once).
     let n = 0;
