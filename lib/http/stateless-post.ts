@@ -3,7 +3,7 @@ import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, parseMessage, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../protocol/meta-keys.js';
 import { describeValue } from '../protocol/safe-text.js';
-import { checkStandardHeaders, hasInvalidHeaderCharacters } from '../protocol/standard-headers.js';
+import { checkStatelessInbound } from '../protocol/stateless-inbound.js';
 import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from '../protocol/types.js';
 import { DEFAULT_NEGOTIATED_VERSION, isStatelessEraVersion, PRIMING_MIN_VERSION, STATELESS_ERA_VERSIONS } from '../protocol/versions.js';
 import type { RequestInfo } from '../session/session-manager.js';
@@ -46,65 +46,11 @@ const loggingLevels: ReadonlySet<string> = new Set(LOGGING_LEVELS);
  * order, then serves the request with no session.
  */
 export async function handleStatelessEraPost(req: Req, res: ServerResponse, o: ResolvedOptions, body: unknown, versionHeader: string | undefined): Promise<void> {
-  const parsed = parseMessage(body);
-  const id = idOf(body);
-  if (typeof parsed === 'string') return sendError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: ${parsed}`, id);
-  if (parsed.kind === 'response') {
-    return sendError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: clients of 2026-07-28 send no responses; answer server requests with inputResponses on a retry', id);
-  }
-  const message = parsed.message;
-  const meta = (message.params?._meta ?? undefined) as Record<string, unknown> | undefined;
-  const metaVersion = meta?.[META_PROTOCOL_VERSION];
-  if (versionHeader === undefined) {
-    return sendError(res, 400, ErrorCode.HeaderMismatch, 'Header mismatch: a request with a 2026-07-28 _meta envelope needs the MCP-Protocol-Version header', id);
-  }
-  if (hasInvalidHeaderCharacters(versionHeader)) {
-    return sendError(res, 400, ErrorCode.HeaderMismatch, 'Header mismatch: the MCP-Protocol-Version header has invalid characters', id);
-  }
-  if (metaVersion !== undefined && metaVersion !== versionHeader) {
-    return sendError(
-      res,
-      400,
-      ErrorCode.HeaderMismatch,
-      `Header mismatch: MCP-Protocol-Version header (${versionHeader}) does not match _meta["${META_PROTOCOL_VERSION}"] (${describeValue(metaVersion)})`,
-      id,
-    );
-  }
-  if (!isStatelessEraVersion(versionHeader)) {
-    // Only the versions a request with this envelope can use: session-era versions are served through initialize.
-    return sendError(
-      res,
-      400,
-      ErrorCode.UnsupportedProtocolVersion,
-      `Unsupported protocol version: ${versionHeader}. Requests with a _meta envelope use ${STATELESS_ERA_VERSIONS.join(', ')}; earlier versions start with initialize.`,
-      id,
-      { supported: [...STATELESS_ERA_VERSIONS], requested: versionHeader },
-    );
-  }
-  if (parsed.kind === 'notification') return sendAccepted(res); // 2026-07-28 defines no client→server notification over HTTP
-
-  const request = message as JsonRpcRequest;
-  const headerMismatch = checkStandardHeaders(request.method, request.params, (name) => header(req, name), o.paramHeaders(request));
-  if (headerMismatch) return sendError(res, 400, ErrorCode.HeaderMismatch, `Header mismatch: ${headerMismatch}`, request.id);
-
-  const missing = missingMetaKeys(meta);
-  if (missing.length > 0) {
-    return sendError(
-      res,
-      400,
-      ErrorCode.InvalidParams,
-      `Invalid params: request _meta is missing or has malformed required fields: ${missing.join(', ')}`,
-      request.id,
-    );
-  }
-  const logLevel = meta![META_LOG_LEVEL];
-  const client = new StatelessClient(
-    versionHeader,
-    meta![META_CLIENT_CAPABILITIES] as ClientCapabilities,
-    meta![META_CLIENT_INFO] as Implementation | undefined,
-    typeof logLevel === 'string' && loggingLevels.has(logLevel) ? (logLevel as LoggingLevel) : undefined,
-    true,
-  );
+  const verdict = checkStatelessInbound(body, versionHeader, (name) => header(req, name), o.paramHeaders);
+  if (!verdict.ok) return sendError(res, verdict.status, verdict.code, verdict.message, verdict.id, verdict.data);
+  if (verdict.kind === 'notification') return sendAccepted(res);
+  const { request, envelope } = verdict;
+  const client = new StatelessClient(envelope.protocolVersion, envelope.clientCapabilities, envelope.clientInfo, envelope.logLevel, true);
   const info: RequestInfo = requestInfo(req, o);
   if (request.method === 'subscriptions/listen') return serveListen(req, res, o, request, client);
   if (refuseWithoutRequiredScopes(res, o, info, request)) return;
@@ -284,14 +230,4 @@ async function raceTimeout<T>(promise: Promise<T>, ms: number): Promise<T | type
   } finally {
     clearTimeout(timer);
   }
-}
-
-function missingMetaKeys(meta: Record<string, unknown> | undefined): string[] {
-  const missing: string[] = [];
-  if (typeof meta?.[META_PROTOCOL_VERSION] !== 'string') missing.push(META_PROTOCOL_VERSION);
-  const capabilities = meta?.[META_CLIENT_CAPABILITIES];
-  if (!capabilities || typeof capabilities !== 'object' || Array.isArray(capabilities)) missing.push(META_CLIENT_CAPABILITIES);
-  const clientInfo = meta?.[META_CLIENT_INFO];
-  if (clientInfo !== undefined && (!clientInfo || typeof clientInfo !== 'object')) missing.push(META_CLIENT_INFO);
-  return missing;
 }

@@ -36,3 +36,15 @@ export function parseLocalEventId(eventId: string): LocalEventPosition | undefin
   const match = EVENT_ID.exec(eventId);
   return match ? { incarnation: match[1], index: Number(match[2]), seq: Number(match[3]) } : undefined;
 }
+
+/** `<incarnation>-<n>`: the ids of the requests a session sends its client (elicitation, sampling, roots). */
+export function formatOutgoingRequestId(incarnation: string, n: number): string {
+  return `${incarnation}-${n}`;
+}
+
+const OUTGOING_REQUEST_ID = /^[0-9a-f]{8}-\d{1,15}$/;
+
+/** True for an id this server could have given a request to a client (so a copy of the session may be waiting on it). */
+export function isOutgoingRequestId(id: unknown): boolean {
+  return typeof id === 'string' && OUTGOING_REQUEST_ID.test(id);
+}

@@ -18,7 +18,7 @@ import { closedStream, replayFromStore } from './store-replay.js';
 import { SessionNotFoundError, ShuttingDownError, StoreUnavailableError, TooManySessionsError } from './errors.js';
 import type { RequestInfo, SessionManager, TransportSettings } from './session-manager.js';
 import type { SessionState } from '../store/session-state.js';
-import { parseLocalEventId, parseLocalStreamKey } from './local-event-id.js';
+import { isOutgoingRequestId, parseLocalEventId, parseLocalStreamKey } from './local-event-id.js';
 import { defaultOnError, EVENT_STORE_DEFAULTS, LOCAL_SESSION_DEFAULTS, MIDDLEWARE_DEFAULTS } from '../defaults.js';
 import { InMemoryMessageBus } from '../store/in-memory-message-bus.js';
 import { InMemoryStreamLeases } from '../store/in-memory-stream-leases.js';
@@ -314,10 +314,12 @@ export class LocalSessionManager implements SessionManager {
     const now = Date.now();
     session.lastActivity = now;
     if (!('method' in message)) {
-      // The request it answers may be waiting on another instance: there, it is settled from the bus.
-      if (!session.settleClientResponse(message) && !(await this.publishControl({ type: 'response', sessionId, message }))) {
-        throw new StoreUnavailableError('message bus');
-      }
+      if (session.settleClientResponse(message)) return;
+      // The request it answers may be waiting on another copy of the session (another instance): there, it is
+      // settled from the bus. An id this server never gives out, or an answer that cannot travel, has nobody
+      // waiting for it and is dropped, as an answer to an unknown id always was.
+      if (!isOutgoingRequestId(message.id) || !isSerialisable(message)) return;
+      if (!(await this.publishControl({ type: 'response', sessionId, message }))) throw new StoreUnavailableError('message bus');
       return;
     }
     const params = message.params;
@@ -409,9 +411,11 @@ export class LocalSessionManager implements SessionManager {
         ctx.abort(new McpError(ErrorCode.InternalError, SHUT_DOWN_MESSAGE));
         stream.send(errorResponse(requestId, ErrorCode.InternalError, SHUT_DOWN_MESSAGE));
         stream.complete(now);
-        this.leases.release(stream.streamId);
+        this.leases.releaseWhenStored(stream);
       }
     }
+    // The final responses are in the store before the process may exit: resumes elsewhere read them there.
+    await this.leases.settled();
   }
 
   private hasInflight(): boolean {
@@ -435,11 +439,11 @@ export class LocalSessionManager implements SessionManager {
     const finish = (message: JsonRpcMessage) => {
       if (session.inflight.get(request.id)?.ctx !== ctx) return; // cancelled, or the session ended
       session.inflight.delete(request.id);
-      this.leases.release(stream.streamId);
       const now = Date.now();
       session.lastActivity = now; // a long request ends with a fresh idle period, not an expired session
       stream.send(message);
       stream.complete(now);
+      this.leases.releaseWhenStored(stream);
     };
     const fail = (error: unknown) => {
       if (error instanceof InputRequiredSignal) {
@@ -671,6 +675,16 @@ function jsonBytes(value: unknown): number {
     return JSON.stringify(value)?.length ?? 0;
   } catch {
     return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** Whether a value survives JSON serialisation (a client's answer nested too deeply does not). */
+function isSerialisable(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -8,7 +8,7 @@ import type { ClientView } from '../server/client-view.js';
 import type { OutgoingRequestOptions, RequestChannel } from '../server/request-channel.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { EventStore } from '../store/event-store.js';
-import { formatLocalStreamKey } from './local-event-id.js';
+import { formatLocalStreamKey, formatOutgoingRequestId } from './local-event-id.js';
 import { OutboundStream } from './outbound-stream.js';
 import { SseChannel } from './sse-channel.js';
 import type { SessionState } from '../store/session-state.js';
@@ -229,7 +229,7 @@ export class LocalSession implements ClientView {
 
   sendToClient(method: string, params: Record<string, unknown>, stream: OutboundStream, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.ServerError, 'The session is closed'));
-    const id = `${this.incarnation}-${this.nextOutgoingId++}`;
+    const id = formatOutgoingRequestId(this.incarnation, this.nextOutgoingId++);
     return new Promise((resolve, reject) => {
       const signal = options.signal;
       let timer: NodeJS.Timeout | undefined;

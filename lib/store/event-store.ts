@@ -9,7 +9,7 @@ export interface StoredEvent {
 /**
  * Durable log of SSE events, for replay after a dropped connection on any instance.
  *
- * Contract (checked by the shared contract suite, `spec/store/event-store-contract.ts`):
+ * Contract (checked by the shared contract suite, `describeEventStoreContract` from `mcp-express/testing`):
  * - `storeEvent` resolves only once the event is durable, with an id unique across every stream and session.
  * - The id can be decoded back to its stream: `replayEventsAfter(id)` yields the later events of that one
  *   stream, in order, with their original ids, and never an event of another stream.

@@ -94,8 +94,8 @@ test('a client answer for a request on another instance while the bus is down: 5
   const a = await start(new FlakySessionStore(), bus, []);
   const sessionId = await initialize(a);
   bus.down = true;
-  const answer = await send(a, 'POST', sessionId, { jsonrpc: '2.0', id: 'elsewhere-1', result: { action: 'accept', content: {} } });
+  const answer = await send(a, 'POST', sessionId, { jsonrpc: '2.0', id: '0badc0de-1', result: { action: 'accept', content: {} } });
   expect(answer.status).toBe(503);
   bus.down = false;
-  expect((await send(a, 'POST', sessionId, { jsonrpc: '2.0', id: 'elsewhere-1', result: { action: 'accept', content: {} } })).status).toBe(202);
+  expect((await send(a, 'POST', sessionId, { jsonrpc: '2.0', id: '0badc0de-1', result: { action: 'accept', content: {} } })).status).toBe(202);
 });
