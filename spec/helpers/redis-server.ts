@@ -1,7 +1,8 @@
 /**
  * `redis-server` processes a test starts and stops itself, on spare ports of 127.0.0.1: a lone server to stop and
  * restart (fault tests) or the nodes of a local cluster (`redis-cluster.ts`). Every process is stopped by
- * `stop()`, and killed when the test process exits should a test never get there.
+ * `stop()`, and killed when the test process ends should a test never get there (by the kernel, through
+ * `setpriv --pdeathsig`, where util-linux has it; else by an exit listener).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -79,6 +80,19 @@ export function answersPing(port: number, timeoutMs = 1000): Promise<boolean> {
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
+/**
+ * Whether `setpriv --pdeathsig` (util-linux) is there: the kernel then kills a server when the test process ends,
+ * however it ends. jest's sandboxed `process` does not always deliver 'exit' to a test file's listener.
+ */
+const withParentDeathSignal = (() => {
+  try {
+    execFileSync('setpriv', ['--pdeathsig', 'KILL', 'true'], { stdio: 'ignore', timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 /** Kills what is still running when the test process exits (a test that failed before its afterAll). */
 function installExitHook(): void {
   if (exitHookInstalled) return;
@@ -131,11 +145,14 @@ async function startOn(port: number, options: RedisServerOptions): Promise<Redis
 
   const launch = async (): Promise<void> => {
     output = '';
-    const started = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = withParentDeathSignal ? spawn('setpriv', ['--pdeathsig', 'KILL', 'redis-server', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }) : spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
     running.add(started);
     started.stdout!.on('data', (chunk) => (output = (output + chunk.toString()).slice(-4000)));
     started.stderr!.on('data', (chunk) => (output = (output + chunk.toString()).slice(-4000)));
+    // A server a failed test left running must not keep jest alive: the exit hook kills it.
+    started.unref();
+    for (const stream of [started.stdout, started.stderr] as Array<{ unref?: () => void } | null>) stream?.unref?.();
     const exited = new Promise<void>((resolve) => started.once('exit', () => resolve()));
     started.once('exit', () => running.delete(started));
     for (let attempt = 0; attempt < 200; attempt++) {
