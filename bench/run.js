@@ -1,13 +1,16 @@
 #!/usr/bin/env node
-// Throughput of a tools/call through mcp-express, the official SDK and bare Express, side by side.
+// Throughput of a tools/call through mcp-express (in Express and on plain node:http, with and without stores),
+// the official SDK, bare Express and the raw node:http floor, side by side.
 //
-//   npm run build && npm run bench
-//   node bench/run.js --duration 5 --warmup 2 --rounds 2 --connections 10 --targets mcp-express,express-bare
-//   node bench/run.js --profile mcp-express        # CPU profile of one target (see bench/README.md)
+//   npm run build && node bench/run.js
+//   node bench/run.js --duration 5 --warmup 2 --rounds 2 --connections 10 --targets mcp-express,node-mcp-session
+//   node bench/run.js --profile node-mcp-session   # CPU profile of one target (see bench/README.md)
+//   node bench/run.js --smoke                      # every target briefly, every response parsed and checked
 //
 // Every target runs in its own child process (bench/server.js) on 127.0.0.1:<free port>; this process drives
-// it with autocannon. Runs are interleaved (A B C D, A B C D, ...) and reported as ratios to express-bare,
-// because the machines are shared and noisy. Any non-2xx, socket error, timeout or wrong body fails the run.
+// it with autocannon. Runs are interleaved (A B C D, A B C D, ...) and each target is reported as a ratio to its
+// baseline (targets.js), because the machines are shared and noisy. Any non-2xx, socket error, timeout or wrong
+// body fails the run.
 'use strict';
 
 const { fork, execFileSync } = require('node:child_process');
@@ -16,7 +19,8 @@ const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const autocannon = require('autocannon');
-const { TARGETS, BASELINE, PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } = require('./targets.js');
+const { TARGETS, BASELINE, withBaselines, PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } = require('./targets.js');
+const { connectRedis, redisCpuMicros, REDIS_URL } = require('./redis-helper.js');
 const { summarizeProfile, printProfileSummary } = require('./profile-summary.js');
 
 const root = path.join(__dirname, '..');
@@ -39,6 +43,8 @@ function readOptions() {
       profile: { type: 'string' },
       'profile-interval': { type: 'string' },
       'alt-dist': { type: 'string' },
+      'skip-redis': { type: 'boolean' },
+      smoke: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -58,6 +64,10 @@ function readOptions() {
         '  --profile-interval <us>  sampling interval of --profile       BENCH_PROFILE_INTERVAL (100)',
         '  --alt-dist <dir>      another CommonJS build of mcp-express (e.g. a patched copy): adds the',
         '                        targets mcp-express-alt and mcp-express-json-alt      BENCH_ALT_DIST',
+        '  --skip-redis          leave out the Redis-backed targets      BENCH_SKIP_REDIS=1',
+        `                        (else they need the Redis at ${REDIS_URL}, REDIS_URL)`,
+        '  --smoke               correctness only: every target 1 s, 1 round, 4 connections, every response',
+        '                        parsed as JSON-RPC and checked; results to a temp file   BENCH_SMOKE=1',
       ].join('\n'),
     );
     process.exit(0);
@@ -68,13 +78,16 @@ function readOptions() {
     if (!Number.isFinite(value) || value < min) throw new Error(`--${flag} (${name}) must be a number >= ${min}, got ${raw}`);
     return value;
   };
+  const smoke = Boolean(values.smoke) || env.BENCH_SMOKE === '1';
   const options = {
+    smoke,
+    skipRedis: Boolean(values['skip-redis']) || env.BENCH_SKIP_REDIS === '1',
     duration: num('duration', 'BENCH_DURATION', 5, 1),
     warmup: num('warmup', 'BENCH_WARMUP', 2, 0),
     rounds: Math.floor(num('rounds', 'BENCH_ROUNDS', 2, 1)),
     connections: Math.floor(num('connections', 'BENCH_CONNECTIONS', 10, 1)),
     pipelining: Math.floor(num('pipelining', 'BENCH_PIPELINING', 1, 1)),
-    out: path.resolve(values.out ?? env.BENCH_OUT ?? path.join(resultsDir, 'latest.json')),
+    out: path.resolve(values.out ?? env.BENCH_OUT ?? (smoke ? path.join(os.tmpdir(), `mcp-express-bench-smoke-${process.pid}.json`) : path.join(resultsDir, 'throughput.json'))),
     profile: values.profile ?? env.BENCH_PROFILE,
     profileInterval: Math.floor(num('profile-interval', 'BENCH_PROFILE_INTERVAL', 100, 10)),
     altDist: values['alt-dist'] ?? env.BENCH_ALT_DIST,
@@ -89,12 +102,14 @@ function readOptions() {
     if (!target) throw new Error(`unknown target "${name}"; targets: ${TARGETS.map((t) => t.name).join(', ')}`);
     if (target.alt && !options.altDist) throw new Error(`target ${name} needs --alt-dist <dir> (or BENCH_ALT_DIST)`);
   }
+  if (smoke) Object.assign(options, { duration: 1, warmup: 0, rounds: 1, connections: Math.min(options.connections, 4) });
   if (options.profile) {
     options.targets = TARGETS.filter((t) => t.name === options.profile);
     options.rounds = 1;
   } else {
-    const names = wanted.length ? new Set([BASELINE, ...wanted]) : undefined; // ratios need the baseline
-    options.targets = TARGETS.filter((t) => (names ? names.has(t.name) : !t.alt || options.altDist));
+    // Ratios need each target's baseline (express-bare, node-floor, node-mcp-session...), added when not named.
+    options.targets = wanted.length ? withBaselines(wanted) : TARGETS.filter((t) => !t.alt || options.altDist);
+    if (options.skipRedis) options.targets = options.targets.filter((t) => !t.redis);
   }
   const perRun = options.warmup + options.duration + 5;
   const derived = options.targets.length * (options.rounds * perRun + 10) + 30;
@@ -181,7 +196,13 @@ function stopServer(server) {
 let usageSeq = 0;
 
 /** The server process's CPU time (µs, user + system) and heap, asked over IPC. */
-function usage(server) {
+async function usage(server) {
+  const redisCpu = server.redis ? await redisCpuMicros(server.redis) : undefined;
+  const process = await serverUsage(server);
+  return { ...process, redisCpu };
+}
+
+function serverUsage(server) {
   const seq = ++usageSeq;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the server did not report its CPU usage')), 5000);
@@ -209,11 +230,42 @@ const callBody = (id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","par
 const modernCallBody = (id) =>
   `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"sum","arguments":{"a":2,"b":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"${MODERN_PROTOCOL_VERSION}","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}`;
 
-const bodyFor = (target) => (target.modern ? modernCallBody : callBody);
+/** The call of the tool that sends one progress notification (with a progress token) before its result. */
+const progressCallBody = (id) =>
+  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"sum_progress","arguments":{"a":2,"b":3},"_meta":{"progressToken":${id}}}}`;
 
-/** The body is the tool's result "5", not an error (in JSON or in an SSE `data:` line). */
+const bodyFor = (target) => (target.modern ? modernCallBody : target.progress ? progressCallBody : callBody);
+
+/** The body is the tool's result "5", not an error (in JSON or in an SSE `data:` line); cheap, for the load runs. */
 function isSumResult(body) {
   return body.includes('"text":"5"') && !body.includes('"error"') && !body.includes('"isError":true');
+}
+
+/**
+ * The strict check of --smoke: the body (JSON, or SSE whatever its content type says) parses, holds exactly one
+ * JSON-RPC response, which is a `result` with the text "5" and a numeric id; with `progress`, a
+ * notifications/progress for that id comes before it. Returns undefined when correct, else what is wrong.
+ */
+function checkResponse(target, body) {
+  let messages;
+  try {
+    messages = body.trimStart().startsWith('{') ? [JSON.parse(body)] : messagesOf('text/event-stream', body);
+  } catch (error) {
+    return `the body does not parse (${error.message})`;
+  }
+  const responses = messages.filter((m) => m && typeof m === 'object' && ('result' in m || 'error' in m));
+  if (responses.length !== 1) return `${responses.length} JSON-RPC responses in the body`;
+  const [response] = responses;
+  if (response.jsonrpc !== '2.0') return 'the response has no "jsonrpc": "2.0"';
+  if (typeof response.id !== 'number') return `the response id is ${JSON.stringify(response.id)}, not the request's number`;
+  if (response.error) return `an error response: ${JSON.stringify(response.error)}`;
+  if (response.result?.isError || response.result?.content?.[0]?.text !== '5') return `the result is not the sum "5": ${JSON.stringify(response.result)}`;
+  if (target.progress) {
+    const progress = messages.find((m) => m.method === 'notifications/progress');
+    if (!progress || progress.params?.progressToken !== response.id) return 'no notifications/progress with the request\'s token before the result';
+    if (messages.indexOf(progress) > messages.indexOf(response)) return 'the progress notification came after the result';
+  }
+  return undefined;
 }
 
 /** The JSON-RPC messages of a response body, whether it is JSON or an SSE stream. */
@@ -270,11 +322,13 @@ async function prepareClient(target, url) {
 async function verifyTarget(target, url, headers) {
   const call = await post(url, headers, bodyFor(target)(1));
   const contentType = call.headers.get('content-type') || '';
+  const wrong = target.mcp ? checkResponse(target, call.text) : undefined;
+  if (wrong) throw new Error(`${target.name}: tools/call answered wrong: ${wrong}: ${call.text.slice(0, 400)}`);
   if (call.status < 200 || call.status > 299 || !isSumResult(call.text)) {
     throw new Error(`${target.name}: tools/call did not answer the sum "5" (status ${call.status}, ${contentType}): ${call.text.slice(0, 400)}`);
   }
   const response = messagesOf(contentType, call.text).find((m) => m.id === 1 || target.name === BASELINE);
-  if (!response || response.result?.content?.[0]?.text !== '5') throw new Error(`${target.name}: no JSON-RPC result "5" in: ${call.text.slice(0, 400)}`);
+  if (response?.result?.content?.[0]?.text !== '5') throw new Error(`${target.name}: no JSON-RPC result "5" in: ${call.text.slice(0, 400)}`);
   return { status: call.status, contentType: contentType.split(';')[0], bytes: Buffer.byteLength(call.text) };
 }
 
@@ -286,7 +340,7 @@ const IDS_PER_CONNECTION = 64;
 
 /** One autocannon run; latencies are kept at full resolution (autocannon's histogram has 1 ms steps). */
 async function load(server, headers, options, seconds) {
-  const { url } = server;
+  const { url, target } = server;
   const callBody = server.body ?? bodyFor({});
   const latencies = [];
   let badBody;
@@ -311,8 +365,10 @@ async function load(server, headers, options, seconds) {
         }
       : undefined,
     verifyBody: (body) => {
-      if (isSumResult(body)) return true;
-      badBody ??= body;
+      // --smoke parses every body; measured runs use the cheap check (the load generator shares the CPUs).
+      const wrong = options.smoke ? checkResponse(target, body) : isSumResult(body) ? undefined : 'not the sum';
+      if (wrong === undefined && (!target.progress || options.smoke || body.includes('notifications/progress'))) return true;
+      badBody ??= `${wrong ?? 'no progress notification'}: ${body}`;
       return false;
     },
   });
@@ -335,6 +391,8 @@ async function load(server, headers, options, seconds) {
     heapUsedMiB: after.heapUsed / 2 ** 20,
     /** The load generator's CPU seconds per wall second: near 1 means autocannon, not the server, set the pace. */
     clientCpuLoad: (client.user + client.system) / 1e6 / result.duration,
+    /** Redis's CPU per request (Redis-backed targets; the Redis is shared, so other clients' work counts too). */
+    redisCpuUsPerReq: before.redisCpu === undefined ? undefined : (after.redisCpu - before.redisCpu) / Math.max(1, total),
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
@@ -377,23 +435,25 @@ function assertClean(name, phase, run) {
 const fmt = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 
 function printTable(summary) {
-  const rows = [['target', 'req/s (median)', 'p50 ms', 'p99 ms', `ratio to ${BASELINE}`, 'same-round ratios', 'CPU µs/req', 'CPU ratio', 'answer']];
+  const rows = [['target', 'baseline', 'req/s (median)', 'p50 ms', 'p99 ms', 'ratio to baseline', 'same-round ratios', 'CPU µs/req', 'CPU ratio', 'answer']];
   for (const s of summary) {
+    const self = s.target === s.baseline;
     const range = s.roundRatios.length > 1 ? `${fmt(Math.min(...s.roundRatios), 2)}-${fmt(Math.max(...s.roundRatios), 2)}` : fmt(s.roundRatios[0], 2);
     rows.push([
       s.target,
+      self ? '' : s.baseline,
       fmt(s.reqPerSec),
       fmt(s.p50, 2),
       fmt(s.p99, 2),
-      s.target === BASELINE ? '1.00' : `${fmt(s.ratio, 2)} (${fmt(s.ratio * 100, 0)} %)`,
-      s.target === BASELINE ? '' : `${fmt(s.pairedRatio, 2)} (${range})`,
-      fmt(s.cpuUsPerReq, 1),
-      fmt(s.cpuRatio, 2),
+      self ? '1.00' : `${fmt(s.ratio, 2)} (${fmt(s.ratio * 100, 0)} %)`,
+      self ? '' : `${fmt(s.pairedRatio, 2)} (${range})`,
+      fmt(s.cpuUsPerReq, 1) + (Number.isFinite(s.redisCpuUsPerReq) ? ` +${fmt(s.redisCpuUsPerReq, 1)} redis` : ''),
+      self ? '1.00' : fmt(s.cpuRatio, 2),
       s.contentType,
     ]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  const line = (row) => row.map((cell, i) => (i === 0 || i === 5 || i === 8 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  const line = (row) => row.map((cell, i) => ([0, 1, 6, 9].includes(i) ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
   console.log('');
   console.log(line(rows[0]));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
@@ -432,85 +492,110 @@ function versions() {
 
 // ---------------------------------------------------------------------------------------------- main
 
+/** One Redis client for the parent when a target needs Redis (its CPU is sampled around each run). */
+async function redisForTargets(options) {
+  if (!options.targets.some((t) => t.redis)) return undefined;
+  const client = await connectRedis();
+  if (!(client instanceof Error)) return client;
+  if (options.smoke && process.env.REQUIRE_REDIS !== '1') {
+    console.warn(`bench smoke: ${client.message}; the Redis targets are skipped (REQUIRE_REDIS=1 makes this a failure)`);
+    options.targets = options.targets.filter((t) => !t.redis);
+    return undefined;
+  }
+  throw new Error(`${client.message}; or leave the Redis targets out with --skip-redis`);
+}
+
 async function bench(options) {
   const started = Date.now();
+  const redis = await redisForTargets(options);
   const servers = new Map();
-  for (const target of options.targets) {
-    const server = await startServer(target, options);
-    const headers = await prepareClient(target, server.url);
-    const check = await verifyTarget(target, server.url, headers);
-    servers.set(target.name, { ...server, headers, check, body: bodyFor(target) });
-    console.log(`${target.name.padEnd(18)} ready on :${server.port}, tools/call answers ${check.status} ${check.contentType} (${check.bytes} bytes)`);
-  }
-  console.log(
-    `\n${options.rounds} round(s) x ${options.targets.length} targets: ${options.warmup} s warm-up + ${options.duration} s measured each, ` +
-      `${options.connections} connections, pipelining ${options.pipelining}`,
-  );
-
-  const runs = [];
-  for (let round = 1; round <= options.rounds; round++) {
+  try {
     for (const target of options.targets) {
-      const server = servers.get(target.name);
-      if (options.warmup > 0) assertClean(target.name, `round ${round} warm-up`, await load(server, server.headers, options, options.warmup));
-      const run = await load(server, server.headers, options, options.duration);
-      assertClean(target.name, `round ${round}`, run);
-      runs.push({ round, target: target.name, ...run });
-      console.log(
-        `  round ${round}  ${target.name.padEnd(20)} ${fmt(run.reqPerSec).padStart(7)} req/s  p50 ${fmt(run.p50, 2)} ms  p99 ${fmt(run.p99, 2)} ms  ` +
-          `server CPU ${fmt(run.cpuUsPerReq, 1)} µs/req, CPU load server ${fmt(run.serverCpuLoad, 2)} client ${fmt(run.clientCpuLoad, 2)}`,
-      );
+      const server = await startServer(target, options);
+      const headers = await prepareClient(target, server.url);
+      const check = await verifyTarget(target, server.url, headers);
+      servers.set(target.name, { ...server, target, headers, check, body: bodyFor(target), redis: target.redis ? redis : undefined });
+      console.log(`${target.name.padEnd(32)} ready on :${server.port}, tools/call answers ${check.status} ${check.contentType} (${check.bytes} bytes)`);
     }
-  }
-  await Promise.all([...servers.values()].map(stopServer));
+    console.log(
+      `\n${options.rounds} round(s) x ${options.targets.length} targets: ${options.warmup} s warm-up + ${options.duration} s measured each, ` +
+        `${options.connections} connections, pipelining ${options.pipelining}${options.smoke ? ' (smoke: every response parsed and checked)' : ''}`,
+    );
 
-  const baselineByRound = new Map(runs.filter((r) => r.target === BASELINE).map((r) => [r.round, r.reqPerSec]));
-  const baseline = median(runs.filter((r) => r.target === BASELINE).map((r) => r.reqPerSec));
-  const baselineCpu = median(runs.filter((r) => r.target === BASELINE).map((r) => r.cpuUsPerReq));
-  const summary = options.targets.map((target) => {
-    const mine = runs.filter((r) => r.target === target.name);
-    const reqPerSec = median(mine.map((r) => r.reqPerSec));
-    return {
-      target: target.name,
-      description: target.description,
-      contentType: servers.get(target.name).check.contentType,
-      reqPerSec,
-      p50: median(mine.map((r) => r.p50)),
-      p99: median(mine.map((r) => r.p99)),
-      ratio: reqPerSec / baseline,
-      cpuUsPerReq: median(mine.map((r) => r.cpuUsPerReq)),
-      /** The baseline's CPU per request over this target's: the throughput ratio if the server alone were the limit. */
-      cpuRatio: baselineCpu / median(mine.map((r) => r.cpuUsPerReq)),
-      serverCpuLoad: median(mine.map((r) => r.serverCpuLoad)),
-      /** Each round's req/s over the baseline's in the same round: how stable the ratio is. */
-      roundRatios: mine.map((r) => r.reqPerSec / baselineByRound.get(r.round)),
-      pairedRatio: median(mine.map((r) => r.reqPerSec / baselineByRound.get(r.round))),
-      rounds: mine.map((r) => r.reqPerSec),
-      requests: mine.reduce((n, r) => n + r.total, 0),
+    const runs = [];
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const target of options.targets) {
+        const server = servers.get(target.name);
+        if (options.warmup > 0) assertClean(target.name, `round ${round} warm-up`, await load(server, server.headers, options, options.warmup));
+        const run = await load(server, server.headers, options, options.duration);
+        assertClean(target.name, `round ${round}`, run);
+        runs.push({ round, target: target.name, ...run });
+        console.log(
+          `  round ${round}  ${target.name.padEnd(32)} ${fmt(run.reqPerSec).padStart(7)} req/s  p50 ${fmt(run.p50, 2)} ms  p99 ${fmt(run.p99, 2)} ms  ` +
+            `server CPU ${fmt(run.cpuUsPerReq, 1)} µs/req${run.redisCpuUsPerReq === undefined ? '' : ` (+ Redis ${fmt(run.redisCpuUsPerReq, 1)})`}, ` +
+            `CPU load server ${fmt(run.serverCpuLoad, 2)} client ${fmt(run.clientCpuLoad, 2)}`,
+        );
+      }
+    }
+    await Promise.all([...servers.values()].map(stopServer));
+
+    const summary = options.targets.map((target) => {
+      const mine = runs.filter((r) => r.target === target.name);
+      const base = runs.filter((r) => r.target === target.baseline);
+      const baseByRound = new Map(base.map((r) => [r.round, r.reqPerSec]));
+      const reqPerSec = median(mine.map((r) => r.reqPerSec));
+      const cpuUsPerReq = median(mine.map((r) => r.cpuUsPerReq));
+      return {
+        target: target.name,
+        baseline: target.baseline,
+        mount: target.mount,
+        description: target.description,
+        contentType: servers.get(target.name).check.contentType,
+        reqPerSec,
+        p50: median(mine.map((r) => r.p50)),
+        p99: median(mine.map((r) => r.p99)),
+        ratio: reqPerSec / median(base.map((r) => r.reqPerSec)),
+        cpuUsPerReq,
+        /** The baseline's CPU per request over this target's: the throughput ratio if the server alone were the limit. */
+        cpuRatio: median(base.map((r) => r.cpuUsPerReq)) / cpuUsPerReq,
+        redisCpuUsPerReq: target.redis ? median(mine.map((r) => r.redisCpuUsPerReq)) : undefined,
+        serverCpuLoad: median(mine.map((r) => r.serverCpuLoad)),
+        /** Each round's req/s over the baseline's in the same round: how stable the ratio is. */
+        roundRatios: mine.map((r) => r.reqPerSec / baseByRound.get(r.round)),
+        pairedRatio: median(mine.map((r) => r.reqPerSec / baseByRound.get(r.round))),
+        rounds: mine.map((r) => r.reqPerSec),
+        requests: mine.reduce((n, r) => n + r.total, 0),
+      };
+    });
+    printTable(summary);
+
+    const report = {
+      scenario: 'throughput',
+      date: new Date().toISOString(),
+      machine: machine(),
+      versions: versions(),
+      settings: {
+        duration: options.duration,
+        warmup: options.warmup,
+        rounds: options.rounds,
+        connections: options.connections,
+        pipelining: options.pipelining,
+        protocolVersion: PROTOCOL_VERSION,
+        smoke: options.smoke,
+        altDist: options.altDist,
+      },
+      baseline: BASELINE,
+      summary,
+      runs: runs.map(({ badBody, statusCodeStats, ...run }) => run),
+      elapsedSeconds: Math.round((Date.now() - started) / 100) / 10,
     };
-  });
-  printTable(summary);
-
-  const report = {
-    date: new Date().toISOString(),
-    machine: machine(),
-    versions: versions(),
-    settings: {
-      duration: options.duration,
-      warmup: options.warmup,
-      rounds: options.rounds,
-      connections: options.connections,
-      pipelining: options.pipelining,
-      protocolVersion: PROTOCOL_VERSION,
-      altDist: options.altDist,
-    },
-    baseline: BASELINE,
-    summary,
-    runs: runs.map(({ badBody, statusCodeStats, ...run }) => run),
-    elapsedSeconds: Math.round((Date.now() - started) / 100) / 10,
-  };
-  fs.mkdirSync(path.dirname(options.out), { recursive: true });
-  fs.writeFileSync(options.out, JSON.stringify(report, null, 2) + '\n');
-  console.log(`results: ${path.relative(process.cwd(), options.out)}`);
+    fs.mkdirSync(path.dirname(options.out), { recursive: true });
+    fs.writeFileSync(options.out, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`results: ${path.relative(process.cwd(), options.out)}`);
+    if (options.smoke) console.log(`bench smoke: ${options.targets.length} targets, ${summary.reduce((n, s) => n + s.requests, 0)} responses, every one checked: OK`);
+  } finally {
+    await redis?.close();
+  }
 }
 
 async function profile(options) {
@@ -518,18 +603,37 @@ async function profile(options) {
   const dir = path.join(resultsDir, 'profiles');
   fs.mkdirSync(dir, { recursive: true });
   const name = `${target.name}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`;
-  const server = { ...(await startServer(target, options, ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`, `--cpu-prof-interval=${options.profileInterval}`])), body: bodyFor(target) };
+  const server = { ...(await startServer(target, options, ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`, `--cpu-prof-interval=${options.profileInterval}`])), target, body: bodyFor(target) };
   const headers = await prepareClient(target, server.url);
   await verifyTarget(target, server.url, headers);
+  if (target.redis) server.redis = await redisForTargets(options);
   if (options.warmup > 0) assertClean(target.name, 'warm-up', await load(server, headers, options, options.warmup));
   const run = await load(server, headers, options, options.duration);
   assertClean(target.name, 'profiled run', run);
   await stopServer(server);
+  await server.redis?.close();
   const file = path.join(dir, name);
   console.log(`${target.name} under --cpu-prof: ${fmt(run.reqPerSec)} req/s (slowed by the profiler; not comparable)`);
   console.log(`profile: ${path.relative(process.cwd(), file)} (open it in Chrome DevTools > Performance, or speedscope)\n`);
   const own = [path.join(root, 'dist'), ...(options.altDist ? [options.altDist] : [])];
-  printProfileSummary(summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8')), root, own));
+  const summary = summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8')), root, own);
+  printProfileSummary(summary);
+  // A short summary beside the results, for docs/benchmarks.md (scripts/bench-chart.js): the profile itself is large.
+  const brief = {
+    scenario: 'profile',
+    target: target.name,
+    date: new Date().toISOString(),
+    machine: machine(),
+    reqPerSecUnderProfiler: run.reqPerSec,
+    cpuUsPerReq: run.cpuUsPerReq,
+    busyMs: summary.busyMs,
+    areas: summary.areas.slice(0, 12),
+    bySelf: summary.bySelf.slice(0, 20),
+    ownByTotal: summary.byTotal.slice(0, 20),
+  };
+  const briefFile = path.join(resultsDir, `profile-${target.name}.json`);
+  fs.writeFileSync(briefFile, `${JSON.stringify(brief, null, 2)}\n`);
+  console.log(`\nsummary: ${path.relative(process.cwd(), briefFile)}`);
 }
 
 async function main() {

@@ -1,29 +1,100 @@
 #!/usr/bin/env node
-// One benchmark target, served in its own process: `node bench/server.js <target>`.
-// Started by bench/run.js with fork(); listens on 127.0.0.1 on a free port (port 0) and reports
-// { type: 'ready', port } over IPC. The message { type: 'stop' } (or the parent going away) closes it
-// with process.exit(0), so that `--cpu-prof` gets to write its profile.
+// One benchmark server, in its own process: `node bench/server.js <target>`.
+// Started by bench/run.js (and the scenario scripts) with fork(); listens on 127.0.0.1 on a free port (port 0) and
+// reports { type: 'ready', port } over IPC. IPC messages: { type: 'usage' } (CPU and heap), { type: 'memory' }
+// (after a full GC; needs --expose-gc), { type: 'notify' } (tools list_changed to every listener) and
+// { type: 'stop' } (or the parent going away), which closes it with process.exit(0) so that `--cpu-prof` gets to
+// write its profile. Redis-backed servers write under a key prefix of their own and delete their keys on stop.
 'use strict';
 
+const http = require('node:http');
 const path = require('node:path');
 const { randomUUID } = require('node:crypto');
 const express = require('express');
 const { z } = require('zod');
 const { TARGETS, SUM_RESULT } = require('./targets.js');
+const { connectRedis, uniquePrefix, deleteKeys } = require('./redis-helper.js');
 
 const root = path.join(__dirname, '..');
+
+/** Servers of the scenarios that are not throughput runs (bench/resume.js, bench/memory.js, bench/fanout.js). */
+const SCENARIO_SERVERS = ['resume-memory', 'resume-redis', 'sessions', 'fanout'];
 
 const builders = {
   /** The ceiling: Express parses the same JSON and answers the JSON-RPC result a tools/call of "sum" returns. */
   'express-bare'() {
     const app = express();
     const body = { jsonrpc: '2.0', id: 1, result: SUM_RESULT };
-    app.post('/mcp', express.json(), (req, res) => res.json(body));
+    app.post('/mcp', express.json(), (_req, res) => res.json(body));
     return { app };
   },
 
   'mcp-express'() {
     return ours({});
+  },
+
+  /** The Node floor: plain node:http reads the body, parses it and answers the same JSON-RPC result (its id echoed). */
+  'node-floor'() {
+    const result = JSON.stringify(SUM_RESULT);
+    const handler = (req, res) => {
+      const chunks = [];
+      req.on('data', (chunk) => chunks.push(chunk));
+      req.on('end', () => {
+        let message;
+        try {
+          message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          res.writeHead(400, { 'Content-Type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
+          return;
+        }
+        const body = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id ?? null)},"result":${result}}`;
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }).end(body);
+      });
+    };
+    return { handler };
+  },
+
+  'node-mcp-2026'() {
+    return ours({}, { mount: 'node' });
+  },
+
+  'node-mcp-session'() {
+    return ours({}, { mount: 'node' });
+  },
+
+  'node-mcp-session-memory'() {
+    return ours({}, { mount: 'node', stores: 'memory' });
+  },
+
+  'node-mcp-session-redis'() {
+    return ours({}, { mount: 'node', stores: 'redis' });
+  },
+
+  'node-mcp-session-progress'() {
+    return ours({}, { mount: 'node' });
+  },
+
+  'node-mcp-session-redis-progress'() {
+    return ours({}, { mount: 'node', stores: 'redis' });
+  },
+
+  /** Resume of stored events (bench/resume.js): the tool "emit" sends `count` progress notifications, then "done". */
+  'resume-memory'() {
+    return ours({}, { mount: 'node', stores: 'resume-memory' });
+  },
+
+  'resume-redis'() {
+    return ours({}, { mount: 'node', stores: 'resume-redis' });
+  },
+
+  /** Idle sessions (bench/memory.js): the default LocalSessionManager, room for 20,000 sessions. */
+  sessions() {
+    return ours({}, { mount: 'node', stores: 'sessions' });
+  },
+
+  /** subscriptions/listen fan-out (bench/fanout.js): room for 20,000 listeners; { type: 'notify' } over IPC. */
+  fanout() {
+    return ours({ maxSubscriptions: 20_000 }, { mount: 'node' });
   },
 
   'mcp-express-json'() {
@@ -37,11 +108,11 @@ const builders = {
 
   /** The same two, from another CommonJS build (--alt-dist): to measure a patch side by side with the current build. */
   'mcp-express-alt'() {
-    return ours({}, process.env.BENCH_ALT_DIST);
+    return ours({}, { dist: process.env.BENCH_ALT_DIST });
   },
 
   'mcp-express-json-alt'() {
-    return ours({ enableJsonResponse: true }, process.env.BENCH_ALT_DIST);
+    return ours({ enableJsonResponse: true }, { dist: process.env.BENCH_ALT_DIST });
   },
 
   /** The official SDK's documented stateful pattern (examples/server/simpleStreamableHttp): transports by session id. */
@@ -104,19 +175,78 @@ const builders = {
   },
 };
 
-/** Our middleware, from the built CommonJS output, mounted the documented way. */
-function ours(options, dist = path.join(root, 'dist/cjs')) {
+/**
+ * Our middleware, from the built CommonJS output, mounted the documented way: `app.use(mcp)` in Express, or
+ * `http.createServer((req, res) => mcp(req, res, notFound))` on plain node:http (`mount: 'node'`). `stores`:
+ * 'memory' (in-memory event and session stores), 'redis' (Redis event store, session store, stream leases and
+ * bus), 'resume-memory' / 'resume-redis' (an event store that keeps 2,000 events per stream), 'sessions'
+ * (maxSessions 20,000).
+ */
+async function ours(options, { dist = path.join(root, 'dist/cjs'), mount = 'express', stores } = {}) {
   if (!dist) throw new Error('BENCH_ALT_DIST is not set');
-  const { McpServer, mcpMiddleware } = require(path.resolve(root, dist, 'index.js'));
+  const lib = require(path.resolve(root, dist, 'index.js'));
+  const { McpServer, mcpMiddleware, LocalSessionManager, InMemoryEventStore, InMemorySessionStore } = lib;
   const server = new McpServer({ name: 'bench', version: '1.0.0' });
   const config = { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } };
   const handler = async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] });
-  if (typeof server.tool === 'function') server.tool('sum', config, handler);
-  else server.registerTool('sum', config, handler);
-  const middleware = mcpMiddleware({ server, ...options });
+  const register = (name, cfg, fn) => (typeof server.tool === 'function' ? server.tool(name, cfg, fn) : server.registerTool(name, cfg, fn));
+  register('sum', config, handler);
+  if (mount === 'node') {
+    register('sum_progress', { description: 'Adds two numbers, sending one progress notification first', inputSchema: config.inputSchema }, async ({ a, b }, ctx) => {
+      await ctx.progress(1, 1);
+      return { content: [{ type: 'text', text: String(a + b) }] };
+    });
+    register('emit', { description: 'Sends `count` progress notifications, then answers "done"', inputSchema: { count: z.number().int().min(0).max(100_000) } }, async ({ count }, ctx) => {
+      for (let i = 1; i <= count; i++) await ctx.progress(i, count, `event ${i}`);
+      return { content: [{ type: 'text', text: 'done' }] };
+    });
+  }
+
+  const cleanups = [];
+  const extra = {};
+  if (stores === 'memory') {
+    extra.sessionManager = new LocalSessionManager({ eventStore: new InMemoryEventStore(), sessionStore: new InMemorySessionStore() });
+  } else if (stores === 'resume-memory') {
+    extra.sessionManager = new LocalSessionManager({ eventStore: new InMemoryEventStore({ maxEventsPerStream: 2000 }) });
+  } else if (stores === 'sessions') {
+    extra.sessionManager = new LocalSessionManager({ maxSessions: 20_000 });
+  } else if (stores === 'redis' || stores === 'resume-redis') {
+    const redisLib = require(path.resolve(root, dist, 'redis/index.js'));
+    const client = await connectRedis();
+    if (client instanceof Error) throw client;
+    const prefix = uniquePrefix();
+    const eventStore = new redisLib.RedisEventStore(client, { keyPrefix: `${prefix}events:`, ...(stores === 'resume-redis' ? { maxEventsPerStream: 2000 } : {}) });
+    const streamLeases = new redisLib.RedisStreamLeases(client, { keyPrefix: `${prefix}lease:` });
+    if (stores === 'redis') {
+      const sessionStore = new redisLib.RedisSessionStore(client, { keyPrefix: `${prefix}session:` });
+      extra.sessionManager = new LocalSessionManager({ eventStore, sessionStore, streamLeases });
+      const bus = new redisLib.RedisMessageBus(client, { channelPrefix: `${prefix}bus:` });
+      extra.bus = bus;
+      cleanups.push(() => bus.close());
+    } else {
+      extra.sessionManager = new LocalSessionManager({ eventStore, streamLeases });
+    }
+    cleanups.push(async () => {
+      await deleteKeys(client, prefix);
+      await client.close();
+    });
+  }
+  const middleware = mcpMiddleware({ server, ...extra, ...options });
+  if (typeof middleware.ready === 'function') await middleware.ready();
+  const close = async () => {
+    await middleware.close();
+    for (const cleanup of cleanups) await cleanup();
+  };
+  if (mount === 'node') {
+    const notFound = (res) => () => {
+      res.statusCode = 404;
+      res.end();
+    };
+    return { handler: (req, res) => middleware(req, res, notFound(res)), close, server };
+  }
   const app = express();
   app.use(middleware);
-  return { app, close: () => middleware.close() };
+  return { app, close, server };
 }
 
 function sdkServer() {
@@ -128,16 +258,17 @@ function sdkServer() {
   return server;
 }
 
-function main() {
+async function main() {
   const target = process.argv[2];
   const build = builders[target];
-  if (!build || !TARGETS.some((t) => t.name === target)) {
+  if (!build || !(TARGETS.some((t) => t.name === target) || SCENARIO_SERVERS.includes(target))) {
     console.error(`usage: node bench/server.js <${Object.keys(builders).join('|')}>`);
     process.exit(2);
   }
-  const { app, close } = build();
-  const http = app.listen(0, '127.0.0.1', () => {
-    const { port } = http.address();
+  const { app, handler, close, server: mcpServer } = await build();
+  const listener = handler ? http.createServer(handler) : http.createServer(app);
+  listener.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
+    const { port } = listener.address();
     if (process.send) process.send({ type: 'ready', port });
     else console.log(`${target} listening on http://127.0.0.1:${port}/mcp`);
   });
@@ -145,24 +276,77 @@ function main() {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    const force = setTimeout(() => process.exit(0), 2000);
+    const force = setTimeout(() => process.exit(0), 4000);
     force.unref();
     try {
       await close?.();
-    } catch {
-      // shutting down anyway
+    } catch (error) {
+      console.error(`[bench ${target}] close:`, error.message);
     }
-    http.closeAllConnections();
-    http.close(() => process.exit(0));
+    listener.closeAllConnections();
+    listener.close(() => process.exit(0));
   };
   process.on('message', (message) => {
-    if (message && message.type === 'stop') void stop();
+    if (!message) return;
+    if (message.type === 'stop') void stop();
     // CPU time is what a noisy shared machine cannot distort much: the parent samples it around each run.
-    if (message && message.type === 'usage') process.send({ type: 'usage', seq: message.seq, cpu: process.cpuUsage(), heapUsed: process.memoryUsage().heapUsed });
+    if (message.type === 'usage') process.send({ type: 'usage', seq: message.seq, cpu: process.cpuUsage(), heapUsed: process.memoryUsage().heapUsed });
+    if (message.type === 'memory') {
+      // Several full collections, so that what is left is what is still referenced.
+      for (let i = 0; i < 4; i++) global.gc?.();
+      const { heapUsed, rss, external, arrayBuffers } = process.memoryUsage();
+      process.send({ type: 'memory', seq: message.seq, heapUsed, rss, external, arrayBuffers, gc: typeof global.gc === 'function' });
+    }
+    if (message.type === 'heap-snapshot') {
+      for (let i = 0; i < 4; i++) global.gc?.();
+      const file = require('node:v8').writeHeapSnapshot(message.file);
+      process.send({ type: 'heap-snapshot', seq: message.seq, file });
+    }
+    if (message.type === 'notify' && message.profileFile) {
+      // CPU profile of the fan-out alone (not of opening the streams): the inspector's profiler around one notify.
+      const inspector = require('node:inspector');
+      const session = new inspector.Session();
+      session.connect();
+      session.post('Profiler.enable', () =>
+        session.post('Profiler.setSamplingInterval', { interval: 100 }, () =>
+          session.post('Profiler.start', () => {
+            const at = performance.timeOrigin + performance.now();
+            mcpServer.notifyToolsListChanged();
+            setImmediate(() =>
+              setImmediate(() =>
+                session.post('Profiler.stop', (error, result) => {
+                  if (!error) require('node:fs').writeFileSync(message.profileFile, JSON.stringify(result.profile));
+                  session.disconnect();
+                  process.send({ type: 'notified', seq: message.seq, at, after: at, settledAt: performance.timeOrigin + performance.now(), busyMs: NaN, error: error?.message });
+                }),
+              ),
+            );
+          }),
+        ),
+      );
+      return;
+    }
+    if (message.type === 'notify') {
+      const at = performance.timeOrigin + performance.now();
+      const loop = performance.eventLoopUtilization();
+      mcpServer.notifyToolsListChanged();
+      const after = performance.timeOrigin + performance.now();
+      // When the event loop next gets to its check phase: the writes the notification caused are done by then
+      // (handed to the kernel, or queued on congested sockets); `busyMs`: event-loop active time until then.
+      setImmediate(() =>
+        setImmediate(() => {
+          const busyMs = performance.eventLoopUtilization(loop).active;
+          process.send({ type: 'notified', seq: message.seq, at, after, settledAt: performance.timeOrigin + performance.now(), busyMs });
+        }),
+      );
+    }
   });
   process.on('disconnect', () => void stop());
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
 }
 
-main();
+main().catch((error) => {
+  console.error(`[bench server] ${error.message}`);
+  process.exit(1);
+});

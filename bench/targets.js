@@ -1,59 +1,146 @@
 'use strict';
-// What is benchmarked, shared by the parent (bench/run.js) and the servers (bench/server.js).
+// What is benchmarked, shared by the parent (bench/run.js, bench/smoke.js) and the servers (bench/server.js).
 
 /** The result of tools/call "sum" with { a: 2, b: 3 }: what every target must answer. */
 const SUM_RESULT = { content: [{ type: 'text', text: '5' }] };
 
-/** The fixed point of comparison: every ratio is a target's req/s over this one's. */
+/** The default point of comparison (Express targets and the official SDK). Each target names its own `baseline`. */
 const BASELINE = 'express-bare';
+/** The raw node:http floor: the point of comparison of the middleware mounted on plain node:http. */
+const NODE_FLOOR = 'node-floor';
 
+/**
+ * Throughput targets. `baseline`: the target whose req/s (same round) and CPU per request each ratio is taken
+ * against; `mount`: 'express' or 'node' (plain node:http); `modern`: a 2026-07-28 client (no session);
+ * `stores`: 'memory' or 'redis' (LocalSessionManager stores, and with 'redis' the bus and stream leases);
+ * `progress`: the tool sends one notifications/progress before its result; `redis`: needs the Redis server.
+ */
 const TARGETS = [
   {
     name: 'express-bare',
     mcp: false,
-    description: 'express() + express.json() + res.json(<the tools/call result>): no MCP at all, the ceiling',
+    mount: 'express',
+    description: 'express() + express.json() + res.json(<the tools/call result>): no MCP at all, the Express ceiling',
   },
   {
     name: 'mcp-express',
     mcp: true,
+    mount: 'express',
     description: 'this package: app.use(mcpMiddleware({ server })), one session, answers as SSE (the default)',
   },
   {
     name: 'mcp-express-json',
     mcp: true,
+    mount: 'express',
     description: 'this package with enableJsonResponse: true (one application/json body per call)',
   },
   {
     name: 'mcp-express-2026',
     mcp: true,
     modern: true,
+    mount: 'express',
     description: 'this package serving 2026-07-28 requests: stateless, _meta envelope and standard headers checked, JSON answer (responseMode auto)',
   },
   {
     name: 'sdk-v1-stateful',
     mcp: true,
+    mount: 'express',
     description: '@modelcontextprotocol/sdk 1.x McpServer + StreamableHTTPServerTransport, transports by session id (documented stateful pattern), SSE',
   },
   {
     name: 'sdk-v1-stateless',
     mcp: true,
+    mount: 'express',
     description: '@modelcontextprotocol/sdk 1.x documented stateless pattern: new McpServer + transport per request, SSE',
+  },
+  {
+    name: NODE_FLOOR,
+    mcp: false,
+    mount: 'node',
+    baseline: NODE_FLOOR,
+    description: 'plain node:http: reads the body, JSON.parse, answers the same JSON-RPC result with writeHead/end: the Node floor',
+  },
+  {
+    name: 'node-mcp-2026',
+    mcp: true,
+    modern: true,
+    mount: 'node',
+    baseline: NODE_FLOOR,
+    description: 'mcpMiddleware on plain node:http (the Connect use), 2026-07-28 stateless tools/call, JSON answer',
+  },
+  {
+    name: 'node-mcp-session',
+    mcp: true,
+    mount: 'node',
+    baseline: NODE_FLOOR,
+    description: 'mcpMiddleware on plain node:http, 2025-11-25 session tools/call answered as SSE, no stores',
+  },
+  {
+    name: 'node-mcp-session-memory',
+    mcp: true,
+    mount: 'node',
+    stores: 'memory',
+    baseline: 'node-mcp-session',
+    description: 'node-mcp-session with LocalSessionManager({ eventStore: InMemoryEventStore, sessionStore: InMemorySessionStore })',
+  },
+  {
+    name: 'node-mcp-session-redis',
+    mcp: true,
+    mount: 'node',
+    stores: 'redis',
+    redis: true,
+    baseline: 'node-mcp-session',
+    description: 'node-mcp-session with RedisEventStore, RedisSessionStore, RedisStreamLeases and the RedisMessageBus (Redis on this machine)',
+  },
+  {
+    name: 'node-mcp-session-progress',
+    mcp: true,
+    mount: 'node',
+    progress: true,
+    baseline: NODE_FLOOR,
+    description: 'node-mcp-session calling a tool that sends one notifications/progress before its result, no stores',
+  },
+  {
+    name: 'node-mcp-session-redis-progress',
+    mcp: true,
+    mount: 'node',
+    stores: 'redis',
+    redis: true,
+    progress: true,
+    baseline: 'node-mcp-session-progress',
+    description: 'node-mcp-session-progress with the Redis stores, leases and bus',
   },
   {
     name: 'mcp-express-alt',
     mcp: true,
+    mount: 'express',
     alt: true,
     description: 'this package from the build given with --alt-dist (SSE): a patch measured beside the current build',
   },
   {
     name: 'mcp-express-json-alt',
     mcp: true,
+    mount: 'express',
     alt: true,
     description: 'this package from the build given with --alt-dist, enableJsonResponse: true',
   },
 ];
+for (const target of TARGETS) target.baseline ??= BASELINE;
+
+/** A target and the baselines its ratios need (transitively), in TARGETS order. */
+function withBaselines(names) {
+  const wanted = new Set();
+  const add = (name) => {
+    if (wanted.has(name)) return;
+    wanted.add(name);
+    const target = TARGETS.find((t) => t.name === name);
+    if (target) add(target.baseline);
+  };
+  names.forEach(add);
+  return TARGETS.filter((t) => wanted.has(t.name));
+}
 
 const PROTOCOL_VERSION = '2025-11-25';
 const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
-module.exports = { SUM_RESULT, BASELINE, TARGETS, PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION };
+module.exports = { SUM_RESULT, BASELINE, NODE_FLOOR, TARGETS, withBaselines, PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION };

@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// The whole bench (npm run bench): throughput (bench/run.js), resume (bench/resume.js), idle-session memory
+// (bench/memory.js), subscriptions/listen fan-out (bench/fanout.js), Redis round trips (bench/redis-trips.js), CPU
+// profiles of the plain node:http targets and of the fan-out, then docs/benchmarks.md and docs/benchmarks.svg
+// (scripts/bench-chart.js). Each step is a child process; the first that fails stops the run with its exit code.
+//
+//   npm run build && npm run bench          # about 10 minutes on a 2-core machine
+//   npm run bench:smoke                     # = node bench/all.js --smoke: each step briefly, every answer checked
+//
+// Options: --smoke; --skip <step,step> (throughput, resume, memory, fanout, redis-trips, profiles, chart).
+// bench/run.js options can be given through its environment variables (BENCH_ROUNDS, BENCH_DURATION...).
+'use strict';
+
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+
+const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, skip: { type: 'string' } } });
+const smoke = Boolean(values.smoke);
+const skip = new Set((values.skip ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+const root = path.join(__dirname, '..');
+
+/** Profiled targets: where the time of each node:http goal goes (their summaries go into docs/benchmarks.md). */
+const PROFILED = ['node-floor', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-redis'];
+
+const steps = smoke
+  ? [
+      ['throughput', ['bench/run.js', '--smoke']],
+      ['resume', ['bench/resume.js', '--smoke']],
+      ['memory', ['bench/memory.js', '--smoke']],
+      ['fanout', ['bench/fanout.js', '--smoke']],
+      ['redis-trips', ['bench/redis-trips.js', '--smoke']],
+    ]
+  : [
+      ['throughput', ['bench/run.js', '--rounds', process.env.BENCH_ROUNDS ?? '3']],
+      ['resume', ['bench/resume.js']],
+      ['memory', ['bench/memory.js', '--heap-snapshot']],
+      ['fanout', ['bench/fanout.js']],
+      ['redis-trips', ['bench/redis-trips.js']],
+      ...PROFILED.map((target) => ['profiles', ['bench/run.js', '--profile', target, '--duration', '6', '--warmup', '2']]),
+      ['profiles', ['bench/fanout.js', '--profile', '--notifications', '3']],
+      ['chart', ['scripts/bench-chart.js']],
+    ];
+
+const started = Date.now();
+for (const [name, args] of steps) {
+  if (skip.has(name)) continue;
+  console.log(`\n== bench ${name}: node ${args.join(' ')}`);
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    console.error(`\nbench ${name} failed (exit ${result.status ?? result.signal})`);
+    process.exit(result.status || 1);
+  }
+}
+console.log(`\nbench${smoke ? ' smoke' : ''}: done in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -1,0 +1,291 @@
+#!/usr/bin/env node
+// Turns bench/results/*.json into the results part of docs/benchmarks.md (between the markers
+// <!-- bench-results:start --> and <!-- bench-results:end -->) and docs/benchmarks.svg. No number in either is
+// written by hand: run the bench (npm run bench), then this (npm run bench does both).
+//
+//   node scripts/bench-chart.js [--results bench/results] [--check]
+//
+// --check: exits 1 if docs/benchmarks.md or docs/benchmarks.svg differ from what the results give (nothing written).
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+
+const root = path.join(__dirname, '..');
+const { values } = parseArgs({ options: { results: { type: 'string' }, check: { type: 'boolean' } } });
+const resultsDir = path.resolve(values.results ?? path.join(root, 'bench/results'));
+const docFile = path.join(root, 'docs/benchmarks.md');
+const svgFile = path.join(root, 'docs/benchmarks.svg');
+const START = '<!-- bench-results:start -->';
+const END = '<!-- bench-results:end -->';
+
+function read(name) {
+  const file = path.join(resultsDir, `${name}.json`);
+  return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : undefined;
+}
+
+const throughput = read('throughput');
+const resume = read('resume');
+const memory = read('memory');
+const fanout = read('fanout');
+const trips = read('redis-trips');
+const profiles = fs.existsSync(resultsDir)
+  ? fs.readdirSync(resultsDir).filter((f) => /^profile-.+\.json$/.test(f)).sort().map((f) => JSON.parse(fs.readFileSync(path.join(resultsDir, f), 'utf8')))
+  : [];
+if (!throughput) {
+  console.error(`no ${path.join(resultsDir, 'throughput.json')}: run the bench first (npm run bench)`);
+  process.exit(1);
+}
+
+const fmt = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
+const row = (target) => throughput.summary.find((s) => s.target === target);
+
+// ---------------------------------------------------------------------------------------------- goals
+
+/**
+ * The targets of issue 13. `value`: the measured figure; `goal`; `better`: 'higher' or 'lower'; `cpu`: the same
+ * comparison from CPU per request (throughput goals only), which a shared machine distorts far less.
+ */
+function goals() {
+  const list = [];
+  const ratio = (name, short, target, goal) => {
+    const s = row(target);
+    if (!s) return;
+    list.push({ name, short, value: s.pairedRatio, cpu: s.cpuRatio, goal, better: 'higher', unit: '×', shown: `${fmt(s.pairedRatio, 2)}× (${s.target} / ${s.baseline}, same-round median; CPU ratio ${fmt(s.cpuRatio, 2)})` });
+  };
+  ratio('mcpMiddleware on node:http, 2026-07-28 tools/call vs the raw node:http floor', 'node:http, 2026 call / floor', 'node-mcp-2026', 0.75);
+  ratio('mcpMiddleware on node:http, 2025 session call over SSE vs the floor', 'node:http, session call / floor', 'node-mcp-session', 0.7);
+  ratio('In Express, 2025 session call (SSE) vs bare Express', 'Express, session call / bare', 'mcp-express', 1.0);
+  ratio('In Express, 2026-07-28 call vs bare Express', 'Express, 2026 call / bare', 'mcp-express-2026', 1.0);
+  const ours = row('mcp-express');
+  const sdk = row('sdk-v1-stateful');
+  if (ours && sdk) list.push({ name: 'In Express, p99 of the session call vs the official SDK (stateful)', short: 'Express p99 vs the SDK p99', value: ours.p99, goal: sdk.p99, better: 'lower', unit: 'ms', shown: `${fmt(ours.p99, 2)} ms vs ${fmt(sdk.p99, 2)} ms` });
+  ratio('In-memory event + session stores vs the same call without stores', 'memory stores / no stores', 'node-mcp-session-memory', 0.8);
+  ratio('Redis stores, leases and bus vs the same call without stores', 'Redis stores + bus / no stores', 'node-mcp-session-redis', 0.5);
+  ratio('Redis stores, leases and bus, call with progress vs the same without stores', 'Redis, with progress / no stores', 'node-mcp-session-redis-progress', 0.5);
+  const perEvent = trips?.results.find((r) => r.per === 'stored event');
+  if (perEvent) list.push({ name: 'Redis round trips per stored event', short: 'Redis round trips per event', value: perEvent.roundTripsPer, goal: 1, better: 'lower', unit: '', shown: `${fmt(perEvent.roundTripsPer, 2)} (${fmt(perEvent.commandsPer, 2)} commands)` });
+  if (memory) {
+    const r = memory.result;
+    list.push({ name: `Idle session heap (over ${r.sessions} sessions)`, short: 'idle session, heap', value: r.heapBytesPerSession / 1024, goal: 2, better: 'lower', unit: 'KB', shown: `${fmt(r.heapBytesPerSession / 1024, 2)} KB` });
+    list.push({ name: `Idle session RSS (over ${r.sessions} sessions)`, short: 'idle session, RSS', value: r.rssBytesPerSession / 1024, goal: 5, better: 'lower', unit: 'KB', shown: `${fmt(r.rssBytesPerSession / 1024, 2)} KB` });
+  }
+  for (const [store, goal] of [['memory', 20], ['redis', 50]]) {
+    const r = resume?.results.find((x) => x.store === store);
+    const where = store === 'memory' ? 'memory' : 'Redis';
+    if (r) list.push({ name: `Resume of ${r.events} stored events from ${where}, GET to last byte`, short: `resume of ${r.events} events, ${where}`, value: r.medianMs, goal, better: 'lower', unit: 'ms', shown: `${fmt(r.medianMs, 1)} ms median (min ${fmt(r.minMs, 1)}, p90 ${fmt(r.p90Ms, 1)})` });
+  }
+  if (fanout) {
+    const r = fanout.result;
+    list.push({ name: `One list_changed to ${r.listeners} subscriptions/listen streams`, short: `fan-out to ${r.listeners} listeners`, value: r.medianMs, goal: 200, better: 'lower', unit: 'ms', shown: `${fmt(r.medianMs, 0)} ms median (min ${fmt(r.minMs, 0)}, max ${fmt(r.maxMs, 0)}); the server had written to all after ${fmt(r.medianServerSettledMs, 0)} ms` });
+  }
+  for (const g of list) {
+    g.met = g.better === 'higher' ? g.value >= g.goal : g.value <= g.goal;
+    if (g.cpu !== undefined) g.cpuMet = g.cpu >= g.goal;
+    /** ≥ 1 when the goal is met, whichever way "better" goes: the chart's scale. */
+    g.score = g.better === 'higher' ? g.value / g.goal : g.goal / g.value;
+  }
+  return list;
+}
+
+// ---------------------------------------------------------------------------------------------- markdown
+
+function markdown(goalList) {
+  const out = [];
+  const m = throughput.machine;
+  const v = throughput.versions;
+  const st = throughput.settings;
+  out.push(`Generated by \`scripts/bench-chart.js\` from \`bench/results/*.json\` (throughput run of ${throughput.date.slice(0, 16).replace('T', ' ')} UTC).`);
+  out.push('');
+  out.push(`Machine: ${m.cpus} × ${m.cpuModel}, ${m.totalMemGiB} GiB, ${m.platform}, Node ${m.node}; load average at the start ${m.loadavg.join(' / ')} (shared with other jobs). ` +
+    `Versions: ${Object.entries(v).map(([k, x]) => `${k} ${x}`).join(', ')}. Throughput settings: ${st.rounds} interleaved rounds, ${st.warmup} s warm-up + ${st.duration} s measured per run, ${st.connections} connections, pipelining ${st.pipelining}, load generator (autocannon) on the same machine.`);
+  out.push('');
+  out.push('![Throughput and goals](benchmarks.svg)');
+  out.push('');
+  out.push('### Goals of issue 13');
+  out.push('');
+  out.push('| goal | wanted | measured | met | met by CPU per request |');
+  out.push('| --- | --- | --- | --- | --- |');
+  for (const g of goalList) {
+    const wanted = `${g.better === 'higher' ? '≥' : '≤'} ${g.unit === 'ms' && g.name.includes('p99') ? `${fmt(g.goal, 2)} ms` : `${g.goal}${g.unit === '×' ? '×' : g.unit ? ` ${g.unit}` : ''}`}`;
+    out.push(`| ${g.name} | ${wanted} | ${g.shown} | ${g.met ? '**met**' : '**missed**'} | ${g.cpuMet === undefined ? '' : g.cpuMet ? 'met' : 'missed'} |`);
+  }
+  out.push('');
+  out.push('### Throughput (`tools/call` of `sum`, median over the rounds)');
+  out.push('');
+  out.push('| target | baseline | req/s | p50 ms | p99 ms | ratio to baseline | same-round ratios (min–max) | server CPU µs/req | CPU ratio | answer |');
+  out.push('| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |');
+  for (const s of throughput.summary) {
+    const self = s.target === s.baseline;
+    const range = s.roundRatios.length > 1 ? `${fmt(Math.min(...s.roundRatios), 2)}–${fmt(Math.max(...s.roundRatios), 2)}` : fmt(s.roundRatios[0], 2);
+    const cpu = `${fmt(s.cpuUsPerReq, 1)}${Number.isFinite(s.redisCpuUsPerReq) ? ` (+ Redis ${fmt(s.redisCpuUsPerReq, 1)})` : ''}`;
+    out.push(`| \`${s.target}\` | ${self ? '' : `\`${s.baseline}\``} | ${fmt(s.reqPerSec)} | ${fmt(s.p50, 2)} | ${fmt(s.p99, 2)} | ${self ? '1.00' : fmt(s.ratio, 2)} | ${self ? '' : `${fmt(s.pairedRatio, 2)} (${range})`} | ${cpu} | ${self ? '1.00' : fmt(s.cpuRatio, 2)} | ${s.contentType} |`);
+  }
+  out.push('');
+  if (resume) {
+    out.push(`### Resume (\`GET\` with \`Last-Event-ID\` of the priming event, ${resume.settings.repeats} resumes after ${resume.settings.warmups} warm-ups, each of a fresh stream)`);
+    out.push('');
+    out.push('| store | events | median ms | min ms | p90 ms | max ms |');
+    out.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const r of resume.results) out.push(`| ${r.store} | ${r.events} | ${fmt(r.medianMs, 2)} | ${fmt(r.minMs, 2)} | ${fmt(r.p90Ms, 2)} | ${fmt(r.maxMs, 2)} |`);
+    out.push('');
+  }
+  if (memory) {
+    const r = memory.result;
+    out.push(`### Idle sessions (${r.sessions} sessions after ${r.warmupSessions} warm-up ones, connections closed, after full GCs)`);
+    out.push('');
+    out.push('| per session | heap | RSS | external |');
+    out.push('| --- | ---: | ---: | ---: |');
+    out.push(`| growth / sessions | ${fmt(r.heapBytesPerSession)} B (${fmt(r.heapBytesPerSession / 1024, 2)} KB) | ${fmt(r.rssBytesPerSession)} B (${fmt(r.rssBytesPerSession / 1024, 2)} KB) | ${fmt(r.externalBytesPerSession)} B |`);
+    out.push('');
+    out.push(`Process: heap ${fmt(r.before.heapUsed / 2 ** 20, 1)} → ${fmt(r.after.heapUsed / 2 ** 20, 1)} MiB, RSS ${fmt(r.before.rss / 2 ** 20, 1)} → ${fmt(r.after.rss / 2 ** 20, 1)} MiB.`);
+    if (memory.heapSnapshot) {
+      out.push('');
+      out.push('Heap growth per session by constructor (heap snapshots before and after, self sizes):');
+      out.push('');
+      out.push('| constructor | bytes per session | objects per session |');
+      out.push('| --- | ---: | ---: |');
+      for (const c of memory.heapSnapshot.byConstructor.slice(0, 15)) out.push(`| \`${c.name}\` | ${fmt(c.bytesPerSession, 0)} | ${fmt(c.countPerSession, 2)} |`);
+    }
+    out.push('');
+  }
+  if (fanout) {
+    const r = fanout.result;
+    out.push(`### Fan-out (${r.listeners} \`subscriptions/listen\` streams, ${r.notifications} notifications)`);
+    out.push('');
+    out.push('| notification | last listener got it (ms after notifyToolsListChanged) | server done writing (ms) | server event loop busy (ms) |');
+    out.push('| ---: | ---: | ---: | ---: |');
+    r.rounds.forEach((x, i) => {
+      out.push(`| ${i + 1} | ${fmt(x.fromNotifyMs, 1)} | ${fmt(x.serverSettledMs, 1)} | ${fmt(x.serverBusyMs, 1)} |`);
+    });
+    out.push('');
+    out.push(`Opening the ${r.listeners} streams took ${fmt(r.openSeconds, 1)} s.`);
+    out.push('');
+  }
+  if (trips) {
+    out.push('### Redis round trips (counted by a TCP proxy between the server and Redis, one request at a time)');
+    out.push('');
+    out.push('| case | round trips | commands | commands by name |');
+    out.push('| --- | ---: | ---: | --- |');
+    for (const r of trips.results) out.push(`| ${r.case} | ${fmt(r.roundTripsPer, 2)} per ${r.per} | ${fmt(r.commandsPer, 2)} | ${Object.entries(r.commandNames).map(([n, c]) => `${n} ${fmt(c, 2)}`).join(', ')} |`);
+    out.push('');
+  }
+  for (const p of profiles) {
+    out.push(`### Profile: \`${p.target}\` (\`--cpu-prof\`, ${p.date.slice(0, 10)}, ${fmt(p.cpuUsPerReq, 1)} µs CPU per request under the profiler)`);
+    out.push('');
+    out.push(`Busy time by area: ${p.areas.slice(0, 8).map((a) => `${a.area} ${fmt(a.pct, 1)} %`).join(', ')}.`);
+    out.push('');
+    out.push('| top functions by self time | self % | total % | where |');
+    out.push('| --- | ---: | ---: | --- |');
+    for (const f of p.bySelf.slice(0, 12)) out.push(`| \`${f.name || '(anonymous)'}\` | ${fmt(f.selfPct, 1)} | ${fmt(f.totalPct, 1)} | ${f.where ? `\`${f.where}\`` : ''} |`);
+    out.push('');
+    if (p.ownByTotal.length) {
+      out.push('| mcp-express functions by inclusive time | total % | self % | where |');
+      out.push('| --- | ---: | ---: | --- |');
+      for (const f of p.ownByTotal.slice(0, 12)) out.push(`| \`${f.name || '(anonymous)'}\` | ${fmt(f.totalPct, 1)} | ${fmt(f.selfPct, 1)} | \`${f.where}\` |`);
+      out.push('');
+    }
+  }
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------- svg
+
+const esc = (text) => String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+function svg(goalList) {
+  const width = 960;
+  const labelWidth = 250;
+  const barArea = width - labelWidth - 190;
+  const rowHeight = 22;
+  const parts = [];
+  let y = 30;
+  parts.push(`<text x="16" y="${y}" class="title">Throughput of a tools/call (median req/s; label: ratio to its baseline, same round)</text>`);
+  y += 16;
+  const groups = [
+    ['Express', (s) => s.mount === 'express'],
+    ['plain node:http', (s) => s.mount === 'node' && ['node-floor', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-progress'].includes(s.target)],
+    ['stores (vs the same call without)', (s) => s.mount === 'node' && !['node-floor', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-progress'].includes(s.target)],
+  ];
+  const max = Math.max(...throughput.summary.map((s) => s.reqPerSec));
+  for (const [title, test] of groups) {
+    const rows = throughput.summary.filter(test);
+    if (!rows.length) continue;
+    y += 18;
+    parts.push(`<text x="16" y="${y}" class="group">${esc(title)}</text>`);
+    y += 6;
+    for (const s of rows) {
+      const w = Math.max(1, (s.reqPerSec / max) * barArea);
+      const self = s.target === s.baseline;
+      const kind = self ? 'base' : s.target.startsWith('sdk-') ? 'sdk' : 'ours';
+      parts.push(`<text x="${labelWidth - 8}" y="${y + 15}" class="label" text-anchor="end">${esc(s.target)}</text>`);
+      parts.push(`<rect x="${labelWidth}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowHeight - 6}" class="${kind}"/>`);
+      const tail = self ? 'baseline' : `${fmt(s.pairedRatio, 2)}× ${s.baseline}`;
+      parts.push(`<text x="${(labelWidth + w + 6).toFixed(1)}" y="${y + 15}" class="value">${fmt(s.reqPerSec)} req/s · ${esc(tail)}</text>`);
+      y += rowHeight;
+    }
+  }
+  y += 34;
+  parts.push(`<text x="16" y="${y}" class="title">Goals of issue 13 (bar: measured relative to the goal; right of the line = met; capped at 2×)</text>`);
+  y += 14;
+  const scaleMax = 2;
+  const goalX = labelWidth + barArea / scaleMax;
+  const top = y;
+  for (const g of goalList) {
+    const score = Math.min(scaleMax, Math.max(0.02, g.score));
+    const w = (score / scaleMax) * barArea;
+    const label = g.short;
+    parts.push(`<text x="${labelWidth - 8}" y="${y + 15}" class="label" text-anchor="end"><title>${esc(g.name)}</title>${esc(label)}</text>`);
+    parts.push(`<rect x="${labelWidth}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowHeight - 6}" class="${g.met ? 'met' : 'missed'}"/>`);
+    const measured = g.unit === '×' ? `${fmt(g.value, 2)}×` : `${fmt(g.value, g.unit === 'ms' ? 1 : 2)}${g.unit ? ` ${g.unit}` : ''}`;
+    const wanted = `${g.better === 'higher' ? '≥' : '≤'} ${g.unit === '×' ? `${g.goal}×` : `${fmt(g.goal, g.unit === 'ms' && !Number.isInteger(g.goal) ? 2 : 0)}${g.unit ? ` ${g.unit}` : ''}`}`;
+    parts.push(`<text x="${(labelWidth + w + 6).toFixed(1)}" y="${y + 15}" class="value">${esc(measured)} (${esc(wanted)})</text>`);
+    y += rowHeight;
+  }
+  parts.push(`<line x1="${goalX.toFixed(1)}" y1="${top}" x2="${goalX.toFixed(1)}" y2="${y + 2}" class="goal"/>`);
+  y += 24;
+  const m = throughput.machine;
+  parts.push(`<text x="16" y="${y}" class="note">${esc(`${throughput.date.slice(0, 10)} · ${m.cpus} × ${m.cpuModel} · Node ${m.node} · load generator on the same machine · npm run bench`)}</text>`);
+  const height = y + 16;
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, Segoe UI, sans-serif">`,
+    '<style>',
+    '  .title { font-size: 15px; font-weight: 600; fill: #222; }',
+    '  .group { font-size: 13px; font-weight: 600; fill: #555; }',
+    '  .label { font-size: 12px; fill: #333; }',
+    '  .value { font-size: 11px; fill: #444; }',
+    '  .note { font-size: 11px; fill: #777; }',
+    '  .ours { fill: #2f6fb3; } .base { fill: #9aa5b1; } .sdk { fill: #d08c35; }',
+    '  .met { fill: #3a9a5b; } .missed { fill: #c44e4e; }',
+    '  .goal { stroke: #222; stroke-width: 1.5; stroke-dasharray: 4 3; }',
+    '</style>',
+    `<rect width="${width}" height="${height}" fill="#fff"/>`,
+    ...parts,
+    '</svg>',
+    '',
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------- main
+
+const goalList = goals();
+const generated = markdown(goalList);
+const doc = fs.readFileSync(docFile, 'utf8');
+const start = doc.indexOf(START);
+const end = doc.indexOf(END);
+if (start < 0 || end < start) {
+  console.error(`${path.relative(root, docFile)} has no ${START} ... ${END} markers`);
+  process.exit(1);
+}
+const nextDoc = `${doc.slice(0, start + START.length)}\n${generated}\n${doc.slice(end)}`;
+const nextSvg = svg(goalList);
+if (values.check) {
+  const stale = [[docFile, doc, nextDoc], [svgFile, fs.existsSync(svgFile) ? fs.readFileSync(svgFile, 'utf8') : '', nextSvg]].filter(([, a, b]) => a !== b);
+  for (const [file] of stale) console.error(`${path.relative(root, file)} is not what bench/results gives: run node scripts/bench-chart.js`);
+  process.exit(stale.length ? 1 : 0);
+}
+fs.writeFileSync(docFile, nextDoc);
+fs.writeFileSync(svgFile, nextSvg);
+console.log(`wrote ${path.relative(root, docFile)} (results part) and ${path.relative(root, svgFile)}`);
+for (const g of goalList) console.log(`  ${g.met ? 'met   ' : 'MISSED'} ${g.name}: ${g.shown}`);
