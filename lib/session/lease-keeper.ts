@@ -22,6 +22,8 @@ export interface LeaseKeeperOptions {
  */
 export class LeaseKeeper {
   private readonly held = new Set<string>();
+  /** Releases waiting for their stream's last events to be stored. */
+  private readonly releasing = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: LeaseKeeperOptions) {}
@@ -39,6 +41,22 @@ export class LeaseKeeper {
   release(streamId: string): void {
     if (!this.held.delete(streamId)) return;
     this.options.leases.release(streamId).catch(this.options.onError);
+  }
+
+  /**
+   * Releases the lease of a stream whose request finished, once its last events (the final response) are stored: a
+   * resume elsewhere that finds the lease released reads the store one last time and ends, so the response must be
+   * there by then.
+   */
+  releaseWhenStored(stream: { readonly streamId: string; stored(): Promise<void> }): void {
+    const done = stream.stored().then(() => this.release(stream.streamId));
+    this.releasing.add(done);
+    void done.then(() => this.releasing.delete(done));
+  }
+
+  /** Resolves once every stream given to `releaseWhenStored` so far is stored and its lease released (drain). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.releasing]);
   }
 
   /** Stops renewing: the leases still held lapse within `ttlMs` (what a lost instance looks like to the others). */

@@ -145,7 +145,7 @@ export class NeverSessionManager implements SessionManager {
   private completePersistedStream(stream: OutboundStream): void {
     stream.complete(Date.now());
     this.live.delete(stream.streamId);
-    this.leases.release(stream.streamId);
+    this.leases.releaseWhenStored(stream);
   }
 
   /**
@@ -204,6 +204,8 @@ export class NeverSessionManager implements SessionManager {
       }
       this.completePersistedStream(stream);
     }
+    // The final responses are in the store before the process may exit: resumes elsewhere read them there.
+    await this.leases.settled();
   }
 
   async shutdown(): Promise<void> {

@@ -119,6 +119,11 @@ export class OutboundStream {
     }
   }
 
+  /** Resolves once every store write queued so far is done (at once when none is pending); never rejects. */
+  stored(): Promise<void> {
+    return this.tail ?? Promise.resolve();
+  }
+
   /** The request finished: after what is queued, the live connection ends; the log stays for resumes. */
   complete(now: number): void {
     if (this.completed) return;
