@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import { InvalidTokenError, type AuthInfo, type OAuthTokenVerifier } from 'mcp-express';
 
 export interface JwtVerifierOptions {
@@ -19,7 +19,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): OAuthTokenVerifi
   const keys = createRemoteJWKSet(new URL(options.jwksUrl));
   return {
     async verifyAccessToken(token: string): Promise<AuthInfo> {
-      let payload;
+      let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, keys, { issuer: options.issuer, audience: options.audience }));
       } catch (error) {

@@ -1,18 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../protocol/error-codes.js';
-import { errorResponse, parseMessage, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../protocol/meta-keys.js';
-import { describeValue } from '../protocol/safe-text.js';
+import { errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { checkStatelessInbound } from '../protocol/stateless-inbound.js';
-import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel } from '../protocol/types.js';
-import { DEFAULT_NEGOTIATED_VERSION, isStatelessEraVersion, PRIMING_MIN_VERSION, STATELESS_ERA_VERSIONS } from '../protocol/versions.js';
+import type { ClientCapabilities } from '../protocol/types.js';
+import { DEFAULT_NEGOTIATED_VERSION, PRIMING_MIN_VERSION } from '../protocol/versions.js';
 import type { RequestInfo } from '../session/session-manager.js';
 import { SseChannel } from '../session/sse-channel.js';
 import type { SseEvent } from '../store/sse-event.js';
 import { StatelessClient } from '../session/stateless-client.js';
 import { header } from './headers.js';
 import type { ResolvedOptions } from './options.js';
-import { idOf, sendAccepted, sendError, sendJson } from './respond.js';
+import { sendAccepted, sendError, sendJson } from './respond.js';
 import { onResponseClose } from './response-close.js';
 import { serveListen } from './subscriptions-listen.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
@@ -39,7 +37,6 @@ export function statusForErrorCode(code: number): number {
   }
 }
 
-const loggingLevels: ReadonlySet<string> = new Set(LOGGING_LEVELS);
 
 /**
  * A POST of the stateless (2026-07-28) era: validates the envelope and the standard headers in the spec's

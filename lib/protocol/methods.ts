@@ -57,7 +57,7 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
 
 /** The row of `method`, if it has one (own properties only: a client's method name never reaches the prototype). */
 export function methodSpec(method: string): MethodSpec | undefined {
-  return Object.prototype.hasOwnProperty.call(METHODS, method) ? METHODS[method] : undefined;
+  return Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
 }
 
 /** A 2026-07-28 request for a method only sessions have (initialize, ping, logging/setLevel, subscribe…). */

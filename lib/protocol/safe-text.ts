@@ -23,10 +23,10 @@ export function describeValue(value: unknown, max = MAX_RENDERED_LENGTH): string
 
 /** True when `key` is an own property of `record`: client strings never reach `constructor` or `__proto__`. */
 export function hasOwn(record: object | undefined, key: string): boolean {
-  return record !== undefined && Object.prototype.hasOwnProperty.call(record, key);
+  return record !== undefined && Object.hasOwn(record, key);
 }
 
 /** `record[key]` when it is an own property, else undefined. */
 export function ownValue<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
-  return record !== undefined && Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }

@@ -10,6 +10,7 @@ import type { RequestContext } from './request-context.js';
 import {
   MAX_URI_LENGTH,
   ResourceRegistry,
+  type CompleteCallback,
   type ListedResource,
   type ReadResourceCallback,
   type ReadTemplateCallback,
@@ -393,7 +394,7 @@ export class McpServer {
     if (!ref || typeof ref.type !== 'string' || !argument || typeof argument.name !== 'string') {
       throw new McpError(ErrorCode.InvalidParams, 'completion/complete needs params.ref ({type, name|uri}) and params.argument ({name, value})');
     }
-    let completer;
+    let completer: CompleteCallback | undefined;
     if (ref.type === 'ref/prompt') {
       if (typeof ref.name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'ref/prompt needs a name');
       completer = this.promptRegistry.completer(ref.name, argument.name);

@@ -73,7 +73,7 @@ interface ToolEntry {
 /** Argument types a `Mcp-Param-*` header can mirror (SEP-2243). */
 const HEADER_TYPES: ReadonlySet<string> = new Set(['string', 'integer', 'boolean']);
 
-const TOOL_NAME = /^[A-Za-z0-9_.\/-]{1,128}$/;
+const TOOL_NAME = /^[A-Za-z0-9_./-]{1,128}$/;
 
 /** Tools by name, with the `tools/list` result cached until a tool changes. */
 export class ToolRegistry {

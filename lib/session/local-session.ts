@@ -346,7 +346,7 @@ export class SessionRequestChannel implements RequestChannel {
   }
 
   request(method: string, params: Record<string, unknown>, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
-    if (options.key !== undefined && Object.prototype.hasOwnProperty.call(this.answers, options.key)) {
+    if (options.key !== undefined && Object.hasOwn(this.answers, options.key)) {
       return Promise.resolve(this.answers[options.key] as Record<string, unknown>);
     }
     return this.session.sendToClient(method, params, this.stream, options);

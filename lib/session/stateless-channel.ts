@@ -30,7 +30,7 @@ export class StatelessChannel implements RequestChannel {
   request(method: string, params: Record<string, unknown>, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
     const prefix = clientCapabilityFor(method) ?? method.replace(/[^A-Za-z0-9]+/g, '_');
     const key = options.key ?? `${prefix}-${(this.counters[prefix] = (this.counters[prefix] ?? 0) + 1)}`;
-    const answer = Object.prototype.hasOwnProperty.call(this.answers, key) ? this.answers[key] : undefined;
+    const answer = Object.hasOwn(this.answers, key) ? this.answers[key] : undefined;
     // A malformed answer counts as no answer: the client is asked again rather than the handler fed garbage.
     if (isClientResultFor(method, answer)) return Promise.resolve(answer);
     this.missing[key] = { method, params };

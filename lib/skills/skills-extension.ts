@@ -199,7 +199,7 @@ export class SkillsExtension {
 
   private async scanDirectory(): Promise<void> {
     if (this.directory === undefined) return;
-    let scan;
+    let scan: Awaited<ReturnType<typeof scanSkillsDirectory>>;
     try {
       scan = await scanSkillsDirectory(this.directory, this.limits);
     } catch (error) {

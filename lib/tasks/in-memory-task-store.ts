@@ -50,7 +50,7 @@ export class InMemoryTaskStore implements TaskStore {
     const task = this.read(taskId);
     if (!task || isTerminalStatus(task.status)) return false;
     for (const [key, request] of Object.entries(requests)) {
-      if (!Object.prototype.hasOwnProperty.call(task.inputResponses, key)) task.inputRequests[key] = request;
+      if (!Object.hasOwn(task.inputResponses, key)) task.inputRequests[key] = request;
     }
     if (Object.keys(task.inputRequests).length > 0) task.status = 'input_required';
     this.write(task);
@@ -62,7 +62,7 @@ export class InMemoryTaskStore implements TaskStore {
     if (!task || isTerminalStatus(task.status)) return [];
     const accepted: string[] = [];
     for (const [key, response] of Object.entries(responses)) {
-      if (!Object.prototype.hasOwnProperty.call(task.inputRequests, key)) continue;
+      if (!Object.hasOwn(task.inputRequests, key)) continue;
       delete task.inputRequests[key];
       task.inputResponses[key] = response;
       accepted.push(key);

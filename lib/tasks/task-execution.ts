@@ -392,7 +392,7 @@ export class TaskExecution implements RequestChannel {
           return;
         }
         for (const [key, waiter] of [...this.waiters]) {
-          if (!Object.prototype.hasOwnProperty.call(task.inputResponses, key)) continue;
+          if (!Object.hasOwn(task.inputResponses, key)) continue;
           const answer = task.inputResponses[key];
           if (!isClientResultFor(waiter.method, answer)) continue;
           this.answers[key] = answer;

@@ -119,7 +119,7 @@ export class TaskService {
     if (!isObject(responses)) throw new McpError(ErrorCode.InvalidParams, 'tasks/update needs params.inputResponses, an object of answers keyed like the task\'s inputRequests');
     const accepted: Record<string, unknown> = {};
     for (const [key, answer] of Object.entries(responses)) {
-      const request = Object.prototype.hasOwnProperty.call(task.inputRequests, key) ? task.inputRequests[key] : undefined;
+      const request = Object.hasOwn(task.inputRequests, key) ? task.inputRequests[key] : undefined;
       if (request && isClientResultFor(request.method, answer)) accepted[key] = answer;
     }
     if (Object.keys(accepted).length > 0) {
@@ -238,7 +238,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** Whether a 2026-07-28 request opted in to the tasks extension. */
 export function hasTasksExtension(capabilities: ClientCapabilities | undefined): boolean {
   const extensions = capabilities?.extensions;
-  return isObject(extensions) && Object.prototype.hasOwnProperty.call(extensions, TASKS_EXTENSION_ID) && extensions[TASKS_EXTENSION_ID] != null;
+  return isObject(extensions) && Object.hasOwn(extensions, TASKS_EXTENSION_ID) && extensions[TASKS_EXTENSION_ID] != null;
 }
 
 function missingTasksExtension(what: string): McpError {

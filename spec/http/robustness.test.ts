@@ -153,7 +153,9 @@ describe('garbage bodies never crash the process', () => {
       '['.repeat(100_000),
       '['.repeat(50_000) + ']'.repeat(50_000),
       '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000),
+      // biome-ignore lint/correctness/noPrecisionLoss: a number JSON cannot hold, on purpose
       JSON.stringify({ jsonrpc: '2.0', id: 1e400, method: 'ping' }).replace('null', '1e400'),
+      // biome-ignore lint/correctness/noPrecisionLoss: an id past the safe integers, on purpose
       JSON.stringify({ jsonrpc: '2.0', id: Number.MAX_SAFE_INTEGER + 2, method: 'ping' }),
       JSON.stringify({ jsonrpc: '2.0', id: '__proto__', method: 'ping' }),
       JSON.stringify({ jsonrpc: '2.0', id: 'c', method: 'constructor' }),

@@ -20,9 +20,13 @@ function recordingFetch(log: Exchange[]) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const response = await fetch(url, init);
     const headers: Record<string, string> = {};
-    new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+    new Headers(init?.headers).forEach((value, name) => {
+      headers[name] = value;
+    });
     const responseHeaders: Record<string, string> = {};
-    response.headers.forEach((value, name) => (responseHeaders[name] = value));
+    response.headers.forEach((value, name) => {
+      responseHeaders[name] = value;
+    });
     let body: any;
     if (typeof init?.body === 'string') {
       try {
