@@ -11,6 +11,7 @@ import type { SseEvent, SseStream } from '../store/sse-event.js';
 import { acceptsJsonAndSse, header, isJsonContentType, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
 import { readJsonBody } from './read-body.js';
+import { replyShape } from './reply-shape.js';
 import { sendShuttingDown } from './shutting-down.js';
 import { idOf, sendAccepted, sendError, sendJson } from './respond.js';
 import { handleSessionEraStateless, handleStatelessEraPost } from './stateless-post.js';
@@ -174,7 +175,7 @@ async function writeBatchPreferJson(res: ServerResponse, o: ResolvedOptions, mer
       const next = await merged.next();
       if (next.done || gone) break;
       const event = next.value;
-      if (event.message === undefined || !('method' in event.message)) {
+      if (event.message === undefined || replyShape(event.message, 'auto', false).kind === 'json') {
         collected.push(event); // a response (or a priming event, kept for its id should this become SSE)
         continue;
       }

@@ -16,26 +16,11 @@ import { serveListen } from './subscriptions-listen.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
 import { formatStreamEvent } from './sse-format.js';
 import { requestInfo } from './request-info.js';
+import { replyShape, type ReplyMode } from './reply-shape.js';
 import { refuseWithoutRequiredScopes } from '../auth/step-up.js';
 
 type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
 
-/** HTTP status of a JSON-RPC error on the 2026-07-28 wire (spec basic/transports, error table). */
-export function statusForErrorCode(code: number): number {
-  switch (code) {
-    case ErrorCode.MethodNotFound:
-      return 404;
-    case ErrorCode.InvalidParams:
-    case ErrorCode.InvalidRequest:
-    case ErrorCode.ParseError:
-    case ErrorCode.HeaderMismatch:
-    case ErrorCode.MissingClientCapability:
-    case ErrorCode.UnsupportedProtocolVersion:
-      return 400;
-    default:
-      return 200;
-  }
-}
 
 
 /**
@@ -158,7 +143,7 @@ const TIMED_OUT = Symbol('timed out');
  * with `holdMs` 0 until the first message; otherwise at most `holdMs`, after which the SSE headers and the held
  * priming events go out at once and the rest is streamed (an error arriving later is sent on the stream).
  */
-async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mode: 'auto' | 'sse' | 'json', modern: boolean, o: ResolvedOptions, holdMs: number): Promise<void> {
+async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mode: ReplyMode, modern: boolean, o: ResolvedOptions, holdMs: number): Promise<void> {
   const held: SseEvent[] = [];
   const startSse = () => {
     res.writeHead(200, SSE_HEADERS);
@@ -194,20 +179,16 @@ async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mod
       continue;
     }
     const message = event.message;
-    const isFinal = !('method' in message);
-    if (!isFinal && mode === 'json') {
+    const shape = replyShape(message, mode, modern);
+    if (shape.kind === 'drop') {
       pending = channel.next();
       continue;
     }
-    if (isFinal) {
-      // Only 2026-07-28 maps JSON-RPC errors to HTTP statuses; 2025-era clients expect 200 with the error inside.
-      const status = modern && 'error' in message ? statusForErrorCode(message.error.code) : 200;
-      if (mode !== 'sse' || status !== 200) return sendJson(res, status, message);
-    }
+    if (shape.kind === 'json') return sendJson(res, shape.status, message);
     // SSE from here on: held priming, this first message, then the rest of the channel.
     startSse();
     res.write(formatStreamEvent(event));
-    if (isFinal) {
+    if (!('method' in message)) {
       res.end();
       return;
     }

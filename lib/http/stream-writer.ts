@@ -5,6 +5,7 @@ import type { KeepAliveTicker } from './keep-alive.js';
 import { sendJson } from './respond.js';
 import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
+import { replyShape } from './reply-shape.js';
 
 export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
@@ -68,8 +69,9 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       const event: SseEvent = next.value;
       if (!started) {
         if (event.message === undefined) continue; // priming is meaningless in a JSON answer
-        if (isResponse(event.message)) {
-          sendJson(res, 200, event.message, options.headers);
+        const shape = replyShape(event.message, 'auto', false);
+        if (shape.kind === 'json') {
+          sendJson(res, shape.status, event.message, options.headers);
           return;
         }
         start();
@@ -108,8 +110,4 @@ export function drained(res: ServerResponse): Promise<void> {
     res.on('drain', done);
     res.on('close', done);
   });
-}
-
-function isResponse(message: JsonRpcMessage): boolean {
-  return !('method' in message);
 }
