@@ -227,7 +227,10 @@ export class LocalSessionManager implements SessionManager {
         session.lastPersisted = now;
         await this.sessionStore.store(sessionId, state);
       } catch (error) {
+        // A session no other instance could restore would break on the client's next request: 503, try again.
         this.onError(error);
+        this.drop(session);
+        throw new StoreUnavailableError('session store');
       }
     }
     const stream = session.openStream(now);

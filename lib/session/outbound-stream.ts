@@ -59,6 +59,8 @@ export class OutboundStream {
   /** The session ended: nothing may attach any more (a resume queued behind store writes ends at once). */
   private closed = false;
   private seq = 0;
+  /** A store write of this stream failed: later events are not stored (each would wait for the store's timeout). */
+  private storeFailed = false;
   private cache: LoggedEvent[] = [];
   /** Bytes of JSON text in `cache`. */
   private cacheBytes = 0;
@@ -233,6 +235,12 @@ export class OutboundStream {
     }
     const store = this.eventStore;
     this.after(async () => {
+      // The store failed on this stream: the rest goes out live, without ids (no resume), rather than each event
+      // waiting for the store's timeout in turn.
+      if (this.storeFailed) {
+        this.record(event);
+        return;
+      }
       try {
         // `data` (the JSON text already made) lets a store measure or write the event without serialising again.
         const id = await store.storeEvent(this.streamId, { message: event.message, retry: event.retry, data: event.data });
@@ -240,6 +248,7 @@ export class OutboundStream {
         if (isSafeSseField(id)) event.id = id;
         else this.onStoreError(new TypeError(`EventStore.storeEvent returned an event id that cannot be written to an SSE stream (${JSON.stringify(String(id).slice(0, 64))}); ids must be strings without CR, LF or NUL, at most 1024 characters`));
       } catch (error) {
+        this.storeFailed = true;
         this.onStoreError(error);
       }
       this.record(event);

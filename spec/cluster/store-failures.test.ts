@@ -99,3 +99,49 @@ test('a client answer for a request on another instance while the bus is down: 5
   bus.down = false;
   expect((await send(a, 'POST', sessionId, { jsonrpc: '2.0', id: '0badc0de-1', result: { action: 'accept', content: {} } })).status).toBe(202);
 });
+
+test('initialize while the session store is down: 503 (a session no instance could restore is not handed out)', async () => {
+  const store = new (class extends FlakySessionStore {
+    override async store(sessionId: string, state: SessionState): Promise<void> {
+      if (this.down) throw new Error('session store down');
+      return super.store(sessionId, state);
+    }
+  })();
+  const a = await start(store, new FlakyBus(), []);
+  store.down = true;
+  const refused = await openLive(a, { method: 'POST', headers: { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' }, body: initializeRequest('2025-11-25', 7) });
+  await refused.ended;
+  expect(refused.status).toBe(503);
+  expect(refused.headers['mcp-session-id']).toBeUndefined();
+  expect(JSON.parse(refused.text())).toMatchObject({ id: 7, error: { code: -32000 } });
+  store.down = false;
+  expect(await initialize(a)).toMatch(/^[0-9a-f-]{36}$/);
+});
+
+test('an event store that fails mid-stream: the reply still goes out live, without waiting on the store for each event', async () => {
+  const { InMemoryEventStore } = await import('../../lib/index.js');
+  let failing = false;
+  let writes = 0;
+  const eventStore = new (class extends InMemoryEventStore {
+    override async storeEvent(streamId: string, event: Parameters<InMemoryEventStore['storeEvent']>[1]): Promise<string> {
+      writes++;
+      if (failing) throw new Error('event store down');
+      return super.storeEvent(streamId, event);
+    }
+  })();
+  const served = await serve({ server: buildServer('x', { aborted: [], ran: [] }), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore, onError: () => undefined }) });
+  servers.push(served);
+  const sessionId = await initialize(served);
+  failing = true;
+  writes = 0;
+  const call = await openLive(served, {
+    method: 'POST',
+    headers: clientHeaders('2025-11-25', sessionId),
+    body: { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'slow_count', arguments: { n: 20, intervalMs: 1 }, _meta: { progressToken: 'p' } } },
+    waitForHeaders: false,
+  });
+  await call.ended;
+  expect(call.messages().at(-1)).toMatchObject({ id: 8, result: { content: [{ text: 'counted 20' }] } });
+  // One failed write (the priming event), then nothing more was tried on this stream.
+  expect(writes).toBe(1);
+});
