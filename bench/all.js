@@ -7,15 +7,19 @@
 //   npm run build && npm run bench          # about 10 minutes on a 2-core machine
 //   npm run bench:smoke                     # = node bench/all.js --smoke: each step briefly, every answer checked
 //
-// Options: --smoke; --skip <step,step> (throughput, resume, memory, fanout, redis-trips, profiles, chart).
+// Options: --smoke; --skip <step,step> (throughput, resume, memory, fanout, redis-trips, profiles, chart);
+// --head: measure the last commit, not the working tree: `git archive HEAD` is built (CommonJS) in a temp
+// directory and every step uses it (BENCH_DIST), so edits in progress in lib/ do not get measured.
 // bench/run.js options can be given through its environment variables (BENCH_ROUNDS, BENCH_DURATION...).
 'use strict';
 
-const { spawnSync } = require('node:child_process');
+const { execFileSync, execSync, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 
-const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, skip: { type: 'string' } } });
+const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, skip: { type: 'string' }, head: { type: 'boolean' } } });
 const smoke = Boolean(values.smoke);
 const skip = new Set((values.skip ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 const root = path.join(__dirname, '..');
@@ -42,6 +46,28 @@ const steps = smoke
       ['chart', ['scripts/bench-chart.js']],
     ];
 
+/** Builds the CommonJS output of HEAD's lib/ in a temp directory; returns its dist/cjs and the commit. */
+function buildHead() {
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `mcp-express-bench-${commit}-`));
+  console.log(`== bench: building commit ${commit} in ${dir}`);
+  execSync(`git archive HEAD lib tsconfig.json tsconfig.build.json package.json | tar -x -C ${JSON.stringify(dir)}`, { cwd: root, stdio: 'inherit' });
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+  const tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--module', 'commonjs', '--moduleResolution', 'node', '--outDir', 'dist/cjs'], { cwd: dir, stdio: 'inherit' });
+  fs.writeFileSync(path.join(dir, 'dist/cjs/package.json'), '{ "type": "commonjs" }\n');
+  return { dist: path.join(dir, 'dist/cjs'), commit };
+}
+
+let headDir;
+if (values.head) {
+  const { dist, commit } = buildHead();
+  headDir = path.dirname(path.dirname(dist));
+  process.env.BENCH_DIST = dist;
+  process.env.BENCH_COMMIT = commit;
+}
+const removeHeadBuild = () => headDir && fs.rmSync(headDir, { recursive: true, force: true });
+
 const started = Date.now();
 for (const [name, args] of steps) {
   if (skip.has(name)) continue;
@@ -49,7 +75,9 @@ for (const [name, args] of steps) {
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
     console.error(`\nbench ${name} failed (exit ${result.status ?? result.signal})`);
+    removeHeadBuild();
     process.exit(result.status || 1);
   }
 }
+removeHeadBuild();
 console.log(`\nbench${smoke ? ' smoke' : ''}: done in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -159,7 +159,7 @@ function listen(port, index) {
 
 /** The profiles of the notifications after the first (warm), merged by summing their shares; written as profile-fanout.json. */
 function writeProfileSummary(files, count) {
-  const summaries = files.slice(files.length > 1 ? 1 : 0).map((file) => summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8')), kit.root));
+  const summaries = files.slice(files.length > 1 ? 1 : 0).map((file) => summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8')), kit.root, kit.ownDirs()));
   for (const file of files) fs.rmSync(file, { force: true });
   const summary = summaries[summaries.length - 1];
   printProfileSummary(summary, 20);

@@ -123,6 +123,6 @@ if (require.main === module) {
   const at = process.argv.indexOf('--top');
   const top = at > 0 ? Number(process.argv[at + 1]) : 30;
   const root = path.join(__dirname, '..');
-  const own = [path.join(root, 'dist'), ...(process.env.BENCH_ALT_DIST ? [path.resolve(process.env.BENCH_ALT_DIST)] : [])];
+  const own = [path.join(root, 'dist'), ...[process.env.BENCH_DIST, process.env.BENCH_ALT_DIST].filter(Boolean).map((dir) => path.resolve(dir))];
   printProfileSummary(summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8')), root, own), top);
 }

@@ -120,6 +120,10 @@ function readOptions() {
 // ---------------------------------------------------------------------------------------------- build
 
 function ensureBuilt() {
+  if (process.env.BENCH_DIST) {
+    if (!fs.existsSync(path.join(process.env.BENCH_DIST, 'index.js'))) throw new Error(`BENCH_DIST=${process.env.BENCH_DIST} has no index.js (give a dist/cjs directory)`);
+    return;
+  }
   const entry = path.join(root, 'dist/cjs/index.js');
   if (!fs.existsSync(entry)) {
     console.log('dist/cjs is missing: running node scripts/build.js');
@@ -461,6 +465,15 @@ function printTable(summary) {
   console.log('');
 }
 
+/** The commit checked out (the build measured may hold uncommitted changes of the working tree; see settings.dist). */
+function gitHead() {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
 function machine() {
   const cpus = os.cpus();
   return {
@@ -582,6 +595,9 @@ async function bench(options) {
         pipelining: options.pipelining,
         protocolVersion: PROTOCOL_VERSION,
         smoke: options.smoke,
+        /** The build measured: dist/cjs, or BENCH_DIST (e.g. a build of a given commit). */
+        dist: process.env.BENCH_DIST || 'dist/cjs',
+        commit: process.env.BENCH_COMMIT || gitHead(),
         altDist: options.altDist,
       },
       baseline: BASELINE,
@@ -607,7 +623,12 @@ async function profile(options) {
   const headers = await prepareClient(target, server.url);
   await verifyTarget(target, server.url, headers);
   if (target.redis) server.redis = await redisForTargets(options);
-  if (options.warmup > 0) assertClean(target.name, 'warm-up', await load(server, headers, options, options.warmup));
+  let warmupRequests = 0;
+  if (options.warmup > 0) {
+    const warm = await load(server, headers, options, options.warmup);
+    assertClean(target.name, 'warm-up', warm);
+    warmupRequests = warm.total;
+  }
   const run = await load(server, headers, options, options.duration);
   assertClean(target.name, 'profiled run', run);
   await stopServer(server);
@@ -615,7 +636,7 @@ async function profile(options) {
   const file = path.join(dir, name);
   console.log(`${target.name} under --cpu-prof: ${fmt(run.reqPerSec)} req/s (slowed by the profiler; not comparable)`);
   console.log(`profile: ${path.relative(process.cwd(), file)} (open it in Chrome DevTools > Performance, or speedscope)\n`);
-  const own = [path.join(root, 'dist'), ...(options.altDist ? [options.altDist] : [])];
+  const own = [path.join(root, 'dist'), ...[process.env.BENCH_DIST, options.altDist].filter(Boolean).map((dir) => path.resolve(dir))];
   const summary = summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8')), root, own);
   printProfileSummary(summary);
   // A short summary beside the results, for docs/benchmarks.md (scripts/bench-chart.js): the profile itself is large.
@@ -626,6 +647,8 @@ async function profile(options) {
     machine: machine(),
     reqPerSecUnderProfiler: run.reqPerSec,
     cpuUsPerReq: run.cpuUsPerReq,
+    /** Requests served while profiled (warm-up and measured run); busy time over it is the profiled µs per request (start-up included). */
+    requests: warmupRequests + run.total + 1,
     busyMs: summary.busyMs,
     areas: summary.areas.slice(0, 12),
     bySelf: summary.bySelf.slice(0, 20),

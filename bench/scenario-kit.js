@@ -193,4 +193,9 @@ function runScenario(name, main, maxSeconds) {
     });
 }
 
-module.exports = { startServer, stopServer, request, openSession, sseEvents, median, percentile, machine, writeResult, openFileLimit, runScenario, JSON_HEADERS, root };
+/** Directories holding the mcp-express build being measured (for profile summaries): dist, and BENCH_DIST when set. */
+function ownDirs() {
+  return [path.join(root, 'dist'), ...(process.env.BENCH_DIST ? [path.resolve(process.env.BENCH_DIST)] : [])];
+}
+
+module.exports = { ownDirs, startServer, stopServer, request, openSession, sseEvents, median, percentile, machine, writeResult, openFileLimit, runScenario, JSON_HEADERS, root };

@@ -182,7 +182,7 @@ const builders = {
  * bus), 'resume-memory' / 'resume-redis' (an event store that keeps 2,000 events per stream), 'sessions'
  * (maxSessions 20,000).
  */
-async function ours(options, { dist = path.join(root, 'dist/cjs'), mount = 'express', stores } = {}) {
+async function ours(options, { dist = process.env.BENCH_DIST || path.join(root, 'dist/cjs'), mount = 'express', stores } = {}) {
   if (!dist) throw new Error('BENCH_ALT_DIST is not set');
   const lib = require(path.resolve(root, dist, 'index.js'));
   const { McpServer, mcpMiddleware, LocalSessionManager, InMemoryEventStore, InMemorySessionStore } = lib;
