@@ -84,7 +84,7 @@ let exitHookInstalled = false;
  * Whether `setpriv --pdeathsig` (util-linux) is there: the kernel then kills a server when the test process ends,
  * however it ends. jest's sandboxed `process` does not always deliver 'exit' to a test file's listener.
  */
-const withParentDeathSignal = (() => {
+export const withParentDeathSignal = (() => {
   try {
     execFileSync('setpriv', ['--pdeathsig', 'KILL', 'true'], { stdio: 'ignore', timeout: 5000 });
     return true;

@@ -1,12 +1,13 @@
 /**
  * The built example (`dist/examples/everything/main.js`) as child processes on spare ports of 127.0.0.1: the
  * instances of one deployment sharing a Redis, each a real process that can be sent real signals. Every process a
- * test file starts is SIGKILLed by `killAll()` (call it in afterAll) and when the test process exits.
+ * test file starts is SIGKILLed by `killAll()` (call it in afterAll), and when the test process ends (by the kernel
+ * through `setpriv --pdeathsig` where util-linux has it, else by an exit listener).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort } from '../helpers/redis-server.js';
+import { freePort, withParentDeathSignal } from '../helpers/redis-server.js';
 
 const ROOT = path.join(__dirname, '..', '..');
 export const EXAMPLE_MAIN = path.join(ROOT, 'dist', 'examples', 'everything', 'main.js');
@@ -87,7 +88,9 @@ function startOn(port: number, options: InstanceOptions): Promise<ExampleInstanc
   delete env.MCP_LEGACY_SESSIONS;
   if (options.leaseTtlMs !== undefined) env.LEASE_TTL_MS = String(options.leaseTtlMs);
   if (options.drainTimeoutMs !== undefined) env.DRAIN_TIMEOUT_MS = String(options.drainTimeoutMs);
-  const child = spawn(process.execPath, [EXAMPLE_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Under `setpriv --pdeathsig` (which execs node: same pid) the kernel kills the instance should jest end first.
+  const command = withParentDeathSignal ? ['setpriv', '--pdeathsig', 'KILL', process.execPath, EXAMPLE_MAIN] : [process.execPath, EXAMPLE_MAIN];
+  const child = spawn(command[0], command.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   const name = options.name ?? String(port);
   let output = '';

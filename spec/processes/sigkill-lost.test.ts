@@ -1,0 +1,79 @@
+/**
+ * Issue 9: SIGKILL to an example process while `slow_count` streams from it. The connection just drops; the client
+ * resumes on another process from its last event id, gets every event the killed process stored, none twice, and
+ * then, once the stream's lease has lapsed (LEASE_TTL_MS), the lost-request error for its request. A second resume
+ * from the stream's first event, on the third process, sees the same stored events and the same ending.
+ * 20 trials, each with a fresh session; the killed process is replaced by a new one for the next trial.
+ */
+import type { LiveResponse } from '../helpers/http-helpers.js';
+import { describeWithRedis, redisUrl } from '../helpers/redis.js';
+import { assertExampleBuilt, killAll, startInstance, stopInstance, type ExampleInstance } from './instances.js';
+import { endedWithin, eventIdsOf, lastIdOf, newSession, oneTo, progressOf, resume, startSlowCount } from './slow-count-calls.js';
+
+const TRIALS = 20;
+const LEASE_TTL_MS = 1000;
+/** Time for a resume to end after the lease lapsed: generous, the machine is shared; only a hang fails. */
+const MARGIN_MS = 5000;
+
+describeWithRedis('SIGKILL while slow_count streams (example processes sharing Redis)', (redis) => {
+  const pool: ExampleInstance[] = [];
+  const open: LiveResponse[] = [];
+  const start = (name: string) => startInstance({ name, redisUrl, keyPrefix: redis.runPrefix, leaseTtlMs: LEASE_TTL_MS });
+
+  beforeAll(async () => {
+    assertExampleBuilt();
+    for (const name of ['A', 'B', 'C']) pool.push(await start(name));
+  }, 120_000);
+  afterEach(() => {
+    for (const live of open.splice(0)) live.close();
+  });
+  afterAll(async () => {
+    await Promise.all(pool.map((instance) => stopInstance(instance)));
+    await killAll();
+  }, 60_000);
+
+  test(`${TRIALS} trials: the resume elsewhere gets every stored event once, then the lost-request error`, async () => {
+    for (let trial = 0; trial < TRIALS; trial++) {
+      const [x, y, z] = [pool[trial % 3], pool[(trial + 1) % 3], pool[(trial + 2) % 3]];
+      const sessionId = await newSession(y.port);
+      const id = 200 + trial;
+      const running = await startSlowCount(x.port, sessionId, id, 100_000, 10);
+      open.push(running);
+      await running.waitFor(() => progressOf(running.messages()).length >= 3, 10_000);
+      x.signal('SIGKILL');
+      await endedWithin(running, 10_000, `trial ${trial}: the stream of the killed instance ${x.name}`);
+      expect({ trial, exit: await x.exited }).toEqual({ trial, exit: { code: null, signal: 'SIGKILL' } });
+      // Its replacement starts meanwhile (on another port), for the next trial.
+      const replacement = start(x.name);
+      replacement.catch(() => undefined); // awaited below; a failed trial must not leave it unobserved
+      const before = progressOf(running.messages());
+
+      const resumed = await resume(y.port, sessionId, lastIdOf(running.frames()));
+      open.push(resumed);
+      await endedWithin(resumed, LEASE_TTL_MS + MARGIN_MS, `trial ${trial}: the resume on ${y.name}`);
+      expect(resumed.status).toBe(200);
+      const ending = resumed.messages().at(-1);
+      expect({ trial, ending }).toEqual({
+        trial,
+        ending: { jsonrpc: '2.0', id, error: { code: -32603, message: expect.stringMatching(/instance .* was lost/) } },
+      });
+      // What the client got before the kill and on the resume: progress 1..k, each once, in order.
+      const progress = [...before, ...progressOf(resumed.messages())];
+      expect({ trial, progress }).toEqual({ trial, progress: oneTo(progress.length) });
+      expect(progress.length).toBeGreaterThanOrEqual(3);
+      const eventIds = [...eventIdsOf(running.frames()), ...eventIdsOf(resumed.frames())];
+      expect(new Set(eventIds).size).toBe(eventIds.length);
+
+      // Every stored event: a resume from the stream's first event (its priming event) on the third instance gets
+      // the same progress and the same ending, with the same event id.
+      const fromStart = await resume(z.port, sessionId, running.frames()[0].id!);
+      open.push(fromStart);
+      await endedWithin(fromStart, MARGIN_MS, `trial ${trial}: the resume from the first event on ${z.name}`);
+      expect({ trial, progress: progressOf(fromStart.messages()) }).toEqual({ trial, progress });
+      expect(fromStart.messages().at(-1)).toEqual(ending);
+      expect(fromStart.frames().at(-1)!.id).toBe(resumed.frames().at(-1)!.id);
+
+      pool[trial % 3] = await replacement;
+    }
+  }, 180_000);
+});
