@@ -203,11 +203,11 @@ export class LocalSession implements ClientView {
       if (afterSeq === undefined) return this.standalone.connect(primingRetry);
       return this.standalone.resumeAfter(afterSeq);
     }
-    const shadow = { channel: new SseChannel(), afterSeq };
-    shadow.channel.onDetach = () => {
+    const shadow = { channel: new SseChannel(this.settings.maxBufferedBytes), afterSeq };
+    shadow.channel.onDetach(() => {
       const at = this.shadows.indexOf(shadow);
       if (at >= 0) this.shadows.splice(at, 1);
-    };
+    });
     this.shadows.push(shadow);
     if (this.shadows.length > this.settings.maxShadowStreams) this.shadows.shift()!.channel.end();
     return shadow.channel;

@@ -302,11 +302,11 @@ export class OutboundStream {
   }
 
   private watch(channel: SseChannel): void {
-    channel.onDetach = () => {
+    channel.onDetach(() => {
       if (this.listener !== channel) return;
       this.listener = undefined;
       this.onListenerDetached?.();
-    };
+    });
     channel.onOverflow = () => this.overflow(channel);
   }
 

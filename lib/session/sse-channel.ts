@@ -2,7 +2,7 @@ import type { SseEvent } from '../store/sse-event.js';
 
 /**
  * A live connection's queue of events, consumed by the HTTP layer with `for await`. `end()` lets the consumer
- * drain what is queued, then finish; the consumer's `return()` (client gone) calls `onDetach`.
+ * drain what is queued, then finish; the consumer's `return()` (client gone) calls every `onDetach` listener.
  *
  * The queue is bounded in bytes: the HTTP layer stops pulling while the socket is congested, so a client that
  * reads slowly makes events wait here. Past `maxQueuedBytes` the owner's `onOverflow` runs once (it ends the
@@ -16,7 +16,7 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
   private roomWaiters: Array<() => void> | undefined;
   private ended = false;
   private detached = false;
-  onDetach: (() => void) | undefined;
+  private detachListeners: Array<() => void> | undefined;
   /** Runs once when the queue first holds more than `maxQueuedBytes`. */
   onOverflow: (() => void) | undefined;
 
@@ -57,6 +57,22 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
 
   get isOpen(): boolean {
     return !this.ended;
+  }
+
+  /**
+   * Calls `listener` when the consumer goes away (its `return()`), once; several owners may listen (a waiting GET
+   * connection is watched by its session and, once adopted, by its stream). Returns the function that removes it.
+   */
+  onDetach(listener: () => void): () => void {
+    if (this.detached) {
+      listener();
+      return () => undefined;
+    }
+    (this.detachListeners ??= []).push(listener);
+    return () => {
+      const at = this.detachListeners?.indexOf(listener) ?? -1;
+      if (at >= 0) this.detachListeners!.splice(at, 1);
+    };
   }
 
   /** Bytes of the events waiting for the consumer. */
@@ -106,7 +122,9 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
     this.end();
     if (!this.detached) {
       this.detached = true;
-      this.onDetach?.();
+      const listeners = this.detachListeners;
+      this.detachListeners = undefined;
+      for (const listener of listeners ?? []) listener();
     }
     return Promise.resolve({ value: undefined, done: true });
   }

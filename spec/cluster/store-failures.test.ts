@@ -2,7 +2,7 @@
  * When a store or the bus does not answer, requests that need it fail fast with 503 and Retry-After (the failure
  * goes to onError), never 500, and what needs neither keeps working.
  */
-import { InMemoryMessageBus, InMemorySessionStore, LocalSessionManager, type SessionState } from '../../lib/index.js';
+import { InMemoryEventStore, InMemoryMessageBus, InMemorySessionStore, LocalSessionManager, type SessionState, type SseEvent } from '../../lib/index.js';
 import { clientHeaders, initializeRequest, openLive } from '../helpers/http-helpers.js';
 import { callTool } from '../helpers/modern.js';
 import { serve, type Served } from '../helpers/serve.js';
@@ -119,11 +119,10 @@ test('initialize while the session store is down: 503 (a session no instance cou
 });
 
 test('an event store that fails mid-stream: the reply still goes out live, without waiting on the store for each event', async () => {
-  const { InMemoryEventStore } = await import('../../lib/index.js');
   let failing = false;
   let writes = 0;
   const eventStore = new (class extends InMemoryEventStore {
-    override async storeEvent(streamId: string, event: Parameters<InMemoryEventStore['storeEvent']>[1]): Promise<string> {
+    override async storeEvent(streamId: string, event: SseEvent): Promise<string> {
       writes++;
       if (failing) throw new Error('event store down');
       return super.storeEvent(streamId, event);
