@@ -94,5 +94,10 @@ function accepts(host: string, port: number): Promise<boolean> {
       resolve(true);
     });
     socket.once('error', () => resolve(false));
+    // An attempt that gets no answer at all counts as a no; the next one starts afresh.
+    socket.setTimeout(1000, () => {
+      socket.destroy();
+      resolve(false);
+    });
   });
 }

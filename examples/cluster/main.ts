@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     throw new Error(`The instances' ports ${firstInstancePort}-${firstInstancePort + count - 1} include the proxy's port ${port}: change INSTANCE_PORT or PORT.`);
   }
   let stopping = false;
+  let proxyStarted = false;
   const upstreams = Array.from({ length: count }, (_, i) => ({ host: '127.0.0.1', port: firstInstancePort + i, up: true }));
   const instances = await startInstances({
     main: path.join(__dirname, '..', 'everything', 'main.js'),
@@ -38,10 +39,22 @@ async function main(): Promise<void> {
     env: redisEnv,
     onExit: (instance: Instance, code) => {
       upstreams[instance.number - 1].up = false;
-      if (!stopping) console.log(`[cluster] instance ${instance.number} (port ${instance.port}) exited (${code}); the proxy skips it`);
+      if (!stopping) console.log(`[cluster] instance ${instance.number} (port ${instance.port}) exited (${code})${proxyStarted ? '; the proxy skips it' : ''}`);
     },
   });
-  const proxy: RoundRobinProxy = await startRoundRobinProxy({ upstreams, port, host });
+  // Should this process end any other way, no instance is left running behind it.
+  process.on('exit', () => {
+    for (const instance of instances) if (instance.up) instance.process.kill('SIGKILL');
+  });
+  let proxy: RoundRobinProxy;
+  try {
+    proxy = await startRoundRobinProxy({ upstreams, port, host });
+    proxyStarted = true;
+  } catch (error) {
+    stopping = true;
+    await stopInstances(instances, 'SIGTERM');
+    throw error;
+  }
 
   console.log(`[cluster] round-robin proxy (no affinity) on ${proxy.url}/mcp, statistics on ${proxy.url}${STATS_PATH}`);
   for (const instance of instances) {
@@ -58,10 +71,6 @@ async function main(): Promise<void> {
     console.log('[cluster] every instance exited');
     process.exit(0);
   };
-  // Should this process end any other way, no instance is left running behind it.
-  process.on('exit', () => {
-    for (const instance of instances) if (instance.up) instance.process.kill('SIGKILL');
-  });
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 }
