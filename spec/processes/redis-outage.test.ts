@@ -4,6 +4,7 @@
  * stateless call of a tool that needs no Redis keeps working; no process exits; once redis-server is back on the
  * same port, the service is back within seconds, the message bus included.
  */
+import type { JsonRpcMessage } from '../../lib/protocol/jsonrpc.js';
 import { callTool, rawRequest, type Reply } from '../helpers/modern.js';
 import { clientHeaders, initializeRequest, openLive, type LiveResponse } from '../helpers/http-helpers.js';
 import { describeWithRedisBinaries, startRedisServer, type RedisServerProcess } from '../helpers/redis-server.js';
@@ -124,7 +125,7 @@ describeWithRedisBinaries('Redis stopped mid-traffic (example processes)', () =>
     expect(get.status).toBe(200);
     // (A publish made while B's subscriber connection is still reconnecting is lost, as pub/sub goes: announce
     // again until one arrives.)
-    const listChanged = (message: { method?: string }) => message.method === 'notifications/tools/list_changed';
+    const listChanged = (message: JsonRpcMessage) => 'method' in message && message.method === 'notifications/tools/list_changed';
     const until = Date.now() + 10_000;
     for (let attempt = 1; !get.messages().some(listChanged); attempt++) {
       if (Date.now() > until) throw new Error(`no list_changed reached the GET stream on B within 10 s after the restart; B's output:\n${b.output()}`);
