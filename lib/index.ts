@@ -45,7 +45,35 @@ export { McpError } from './protocol/mcp-error.js';
 export { ErrorCode } from './protocol/error-codes.js';
 export { SESSION_ERA_VERSIONS, LATEST_SESSION_ERA_VERSION, STATELESS_ERA_VERSIONS, SUPPORTED_VERSIONS } from './protocol/versions.js';
 export type { InputRequest } from './server/input-required.js';
-export type * from './protocol/types.js';
+export type {
+  Implementation,
+  Role,
+  Annotations,
+  TextContent,
+  ImageContent,
+  AudioContent,
+  TextResourceContents,
+  BlobResourceContents,
+  ResourceContents,
+  EmbeddedResource,
+  ResourceLink,
+  ContentBlock,
+  CallToolResult,
+  ReadResourceResult,
+  PromptMessage,
+  GetPromptResult,
+  ToolAnnotations,
+  LoggingLevel,
+  ClientCapabilities,
+  ServerCapabilities,
+  AuthInfo,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  Root,
+  ListRootsResult,
+} from './protocol/types.js';
 export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse, JsonRpcResultResponse, JsonRpcErrorResponse, JsonRpcErrorObject, RequestId } from './protocol/jsonrpc.js';
 
 export { LocalSessionManager, type LocalSessionManagerOptions } from './session/local-session-manager.js';

@@ -159,6 +159,7 @@ export class RedisEventStore implements EventStore {
     });
   }
 
+  /** Whether `completeStream` marked the stream (for tests and metrics; the middleware does not need it). */
   async isStreamComplete(streamId: string): Promise<boolean> {
     const { meta } = this.keys(streamId);
     const [startSeq, complete] = (await this.deadline((client) => client.multi().hGet(meta, 'startSeq').hGet(meta, 'complete').exec())) as [unknown, unknown];

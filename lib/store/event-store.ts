@@ -22,6 +22,4 @@ export interface EventStore {
   streamIdOf(eventId: string): string | undefined;
   /** Marks a stream finished: nothing more will be stored on it (stores may shorten its retention). */
   completeStream?(streamId: string): Promise<void>;
-  /** Whether the stream was completed (`completeStream`), so a resume can end instead of waiting. */
-  isStreamComplete?(streamId: string): Promise<boolean>;
 }

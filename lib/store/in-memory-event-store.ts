@@ -134,6 +134,7 @@ export class InMemoryEventStore implements EventStore {
     if (log) log.complete = true;
   }
 
+  /** Whether `completeStream` marked the stream (for tests and metrics; the middleware does not need it). */
   async isStreamComplete(streamId: string): Promise<boolean> {
     return this.live(streamId)?.complete ?? false;
   }
