@@ -6,6 +6,7 @@ import { errorResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcRe
 import { McpError } from '../protocol/mcp-error.js';
 import { negotiateVersion, PRIMING_MIN_VERSION } from '../protocol/versions.js';
 import type { McpServer, ServerEvent } from '../server/mcp-server.js';
+import { LOGGING_LEVELS, type LoggingLevel } from '../protocol/types.js';
 import { InputRequiredSignal } from '../server/input-required.js';
 import { toErrorResponse } from './error-response.js';
 import { missingCapabilityError, RequestContext } from '../server/request-context.js';
@@ -156,7 +157,7 @@ export class LocalSessionManager implements SessionManager {
       sseRetry: MIDDLEWARE_DEFAULTS.sseRetry,
       eventStore: this.eventStore,
       onError: this.onError,
-      onStateChange: (session) => this.persist(session),
+      onStateChange: (session) => this.stateChanged(session),
     };
     const sweepEvery = Math.min(30_000, Math.max(25, Math.min(this.idleTimeout, completedStreamTtl) / 4));
     this.sweepTimer = setInterval(() => this.sweep(Date.now()), sweepEvery);
@@ -548,6 +549,18 @@ export class LocalSessionManager implements SessionManager {
     return pending;
   }
 
+  /**
+   * `logging/setLevel` or a resource (un)subscription changed a session: written to the store, and told to the
+   * copies other instances hold, so that a call served there logs at the new level and an update reaches the GET
+   * stream from every copy.
+   */
+  private stateChanged(session: LocalSession): void {
+    this.persist(session);
+    if (session.closing || session.closed) return;
+    const { logLevel, subscriptions } = session.state;
+    void this.publishControl({ type: 'state', sessionId: session.id, logLevel, subscriptions: [...subscriptions] });
+  }
+
   private persist(session: LocalSession): void {
     if (!this.sessionStore || session.closing || session.closed) return;
     session.lastPersisted = Date.now();
@@ -594,6 +607,15 @@ export class LocalSessionManager implements SessionManager {
         return;
       case 'close':
         this.drop(session);
+        return;
+      case 'state':
+        // Another copy changed the session: this copy takes the same level and subscriptions (not written again).
+        if (message.logLevel === undefined || (typeof message.logLevel === 'string' && loggingLevels.has(message.logLevel))) {
+          session.state.logLevel = message.logLevel as LoggingLevel | undefined;
+        }
+        if (Array.isArray(message.subscriptions) && message.subscriptions.every((uri) => typeof uri === 'string')) {
+          session.state.subscriptions = message.subscriptions.slice(0, MAX_SYNCED_SUBSCRIPTIONS);
+        }
         return;
     }
   }
@@ -656,7 +678,13 @@ const SHUT_DOWN_MESSAGE =
 type SessionControl =
   | { type: 'response'; sessionId: string; message: JsonRpcResponse }
   | { type: 'cancel'; sessionId: string; requestId: RequestId; reason?: string }
-  | { type: 'close'; sessionId: string };
+  | { type: 'close'; sessionId: string }
+  | { type: 'state'; sessionId: string; logLevel?: LoggingLevel; subscriptions: string[] };
+
+/** Most subscriptions a copy takes from another instance's state message (a session holds at most 1000). */
+const MAX_SYNCED_SUBSCRIPTIONS = 1000;
+
+const loggingLevels: ReadonlySet<string> = new Set(LOGGING_LEVELS);
 
 /** The bus channel of session messages between instances. */
 const SESSION_CONTROL_CHANNEL = 'session-control';

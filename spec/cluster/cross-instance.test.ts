@@ -144,3 +144,32 @@ async function waitUntil(check: () => boolean, timeoutMs = 5000): Promise<void> 
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+test('a subscription or log level set through A holds on the copies B and C already had', async () => {
+  const [a, b, c] = instances;
+  const sessionId = await initialize(a);
+  // B and C restore copies of the session before it changes.
+  for (const instance of [b, c]) {
+    const ping = await post(instance, sessionId, { jsonrpc: '2.0', id: `p-${instance.name}`, method: 'ping' });
+    await ping.ended;
+  }
+  const get = await openLive(b, { method: 'GET', headers: { ...clientHeaders(VERSION, sessionId), Accept: 'text/event-stream' } });
+  open.push(get);
+  await get.ready;
+  for (const body of [
+    { jsonrpc: '2.0', id: 's1', method: 'resources/subscribe', params: { uri: 'test://doc' } },
+    { jsonrpc: '2.0', id: 's2', method: 'logging/setLevel', params: { level: 'error' } },
+  ]) {
+    const reply = await post(a, sessionId, body);
+    await reply.ended;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  // The update is emitted on C; B's copy now has the subscription, so its GET stream carries it.
+  c.server.notifyResourceUpdated('test://doc');
+  expect(await get.waitForMessage((message) => 'method' in message && message.method === 'notifications/resources/updated')).toMatchObject({ params: { uri: 'test://doc' } });
+  // A call served by C logs at the level set through A: an info message is not sent.
+  const call = await post(c, sessionId, { jsonrpc: '2.0', id: 'log', method: 'tools/call', params: { name: 'log_info', arguments: {} } });
+  await call.ended;
+  expect(call.messages().filter((message) => 'method' in message && message.method === 'notifications/message')).toEqual([]);
+  expect(call.messages().at(-1)).toMatchObject({ id: 'log', result: { content: [{ text: 'logged' }] } });
+});

@@ -55,6 +55,11 @@ export function buildServer(name: string, journal: Journal): McpServer {
     }
     return { content: [{ type: 'text', text: `counted ${n}` }] };
   });
+  server.resource('doc', 'test://doc', { mimeType: 'text/plain' }, (uri) => ({ contents: [{ uri: uri.href, text: 'doc' }] }));
+  server.tool('log_info', {}, async (_args, ctx) => {
+    await ctx.log('info', `info from ${name}`);
+    return { content: [{ type: 'text', text: 'logged' }] };
+  });
   server.tool('hold', {}, async (_args, ctx) => {
     journal.ran.push(`hold@${name}`);
     await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
