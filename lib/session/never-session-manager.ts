@@ -8,7 +8,7 @@ import type { EventStore } from '../store/event-store.js';
 import { defaultOnError, EVENT_STORE_DEFAULTS, LOCAL_SESSION_DEFAULTS, MIDDLEWARE_DEFAULTS, NEVER_SESSION_DEFAULTS } from '../defaults.js';
 import { InMemoryMessageBus } from '../store/in-memory-message-bus.js';
 import { OutboundStream } from './outbound-stream.js';
-import { SseChannel } from './sse-channel.js';
+import type { SseChannel } from './sse-channel.js';
 import type { SseStream } from '../store/sse-event.js';
 import { closedStream } from './store-replay.js';
 import { LeaseKeeper } from './lease-keeper.js';
