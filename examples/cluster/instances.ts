@@ -24,18 +24,15 @@ export interface StartInstancesOptions {
   host: string;
   /** Environment of every instance besides `PORT` and `HOST` (REDIS_URL, DRAIN_TIMEOUT_MS, LEASE_TTL_MS…). */
   env: NodeJS.ProcessEnv;
-  /** How long an instance may take to accept connections. Defaults to 30 s. */
-  startTimeoutMs?: number;
   /** Called when an instance exits (on its own, killed, or after a drain). */
   onExit?(instance: Instance, code: number | string): void;
 }
 
 /**
  * Starts `count` instances as child processes on consecutive ports, each line of their output prefixed with
- * `[instance n]`, and resolves once every one accepts connections. If one exits or does not come up in time, the
- * ones started are stopped and the promise rejects with the reason.
+ * `[instance n]`; `waitUntilListening` tells when they accept connections.
  */
-export async function startInstances(options: StartInstancesOptions): Promise<Instance[]> {
+export function spawnInstances(options: StartInstancesOptions): Instance[] {
   const instances: Instance[] = [];
   for (let i = 0; i < options.count; i++) {
     const port = options.firstPort + i;
@@ -55,13 +52,15 @@ export async function startInstances(options: StartInstancesOptions): Promise<In
     prefixLines(child, `[instance ${instance.number}] `);
     instances.push(instance);
   }
-  try {
-    await Promise.all(instances.map((instance) => waitUntilListening(instance, options.startTimeoutMs ?? 30_000)));
-  } catch (error) {
-    await stopInstances(instances, 'SIGKILL');
-    throw error;
-  }
   return instances;
+}
+
+/**
+ * Resolves once every instance accepts connections; rejects with the reason when one exits first or does not come
+ * up within `timeoutMs` (default 30 s).
+ */
+export async function waitUntilListening(instances: Instance[], timeoutMs = 30_000): Promise<void> {
+  await Promise.all(instances.map((instance) => waitForInstance(instance, timeoutMs)));
 }
 
 /** Sends `signal` to every instance still running and resolves once all have exited. */
@@ -76,7 +75,7 @@ function prefixLines(child: ChildProcess, prefix: string): void {
 }
 
 /** Polls the instance's port until it accepts a connection; rejects if the process exits first or time runs out. */
-async function waitUntilListening(instance: Instance, timeoutMs: number): Promise<void> {
+async function waitForInstance(instance: Instance, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!instance.up) throw new Error(`instance ${instance.number} (port ${instance.port}) exited before it listened; see its output above`);

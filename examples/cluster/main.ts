@@ -9,12 +9,14 @@
  * PORT, HOST    where the proxy listens (default 3000 on 127.0.0.1)
  * INSTANCE_PORT the first instance's port, the others follow (default PORT + 1)
  * REDIS_URL     the Redis they share (default redis://127.0.0.1:6379); REDIS_CLUSTER_NODES for a Redis Cluster
+ * MCP_REQUEST_STATE_SECRET  the requestState secret of every instance (default: a random one per cluster run)
  * Every other variable reaches the instances as it is (DRAIN_TIMEOUT_MS, LEASE_TTL_MS, MCP_LEGACY_SESSIONS…).
  *
  * SIGINT (Ctrl-C) or SIGTERM: every instance gets SIGTERM and drains; the proxy exits once all have exited.
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { startInstances, stopInstances, type Instance } from './instances';
+import { spawnInstances, stopInstances, waitUntilListening, type Instance } from './instances';
 import { startRoundRobinProxy, STATS_PATH, type RoundRobinProxy } from './round-robin-proxy';
 
 const count = Number(process.env.INSTANCES ?? 3);
@@ -22,6 +24,8 @@ const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
 const firstInstancePort = Number(process.env.INSTANCE_PORT ?? port + 1);
 const redisEnv: NodeJS.ProcessEnv = process.env.REDIS_CLUSTER_NODES ? {} : { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+// One requestState secret for every instance (a multi-round-trip retry may land on any of them), unless given.
+const secretEnv: NodeJS.ProcessEnv = { MCP_REQUEST_STATE_SECRET: process.env.MCP_REQUEST_STATE_SECRET ?? randomBytes(32).toString('base64url') };
 
 async function main(): Promise<void> {
   if (!Number.isInteger(count) || count < 1) throw new Error(`INSTANCES must be a whole number of at least 1 (got ${process.env.INSTANCES}).`);
@@ -29,30 +33,46 @@ async function main(): Promise<void> {
     throw new Error(`The instances' ports ${firstInstancePort}-${firstInstancePort + count - 1} include the proxy's port ${port}: change INSTANCE_PORT or PORT.`);
   }
   let stopping = false;
-  let proxyStarted = false;
+  let proxy: RoundRobinProxy | undefined;
   const upstreams = Array.from({ length: count }, (_, i) => ({ host: '127.0.0.1', port: firstInstancePort + i, up: true }));
-  const instances = await startInstances({
+  const instances = spawnInstances({
     main: path.join(__dirname, '..', 'everything', 'main.js'),
     count,
     firstPort: firstInstancePort,
     host: '127.0.0.1',
-    env: redisEnv,
+    env: { ...redisEnv, ...secretEnv },
     onExit: (instance: Instance, code) => {
       upstreams[instance.number - 1].up = false;
-      if (!stopping) console.log(`[cluster] instance ${instance.number} (port ${instance.port}) exited (${code})${proxyStarted ? '; the proxy skips it' : ''}`);
+      if (!stopping) console.log(`[cluster] instance ${instance.number} (port ${instance.port}) exited (${code})${proxy ? '; the proxy skips it' : ''}`);
     },
   });
-  // Should this process end any other way, no instance is left running behind it.
+
+  // From the first instance on, a signal stops every instance (even while they start), and should this process end
+  // any other way, none is left running behind it.
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`[cluster] ${signal}: SIGTERM to every instance; they drain, then exit`);
+    // The proxy keeps forwarding meanwhile: draining instances answer new requests 503 and finish running calls.
+    await stopInstances(instances, 'SIGTERM');
+    await proxy?.close();
+    console.log('[cluster] every instance exited');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
   process.on('exit', () => {
     for (const instance of instances) if (instance.up) instance.process.kill('SIGKILL');
   });
-  let proxy: RoundRobinProxy;
+
   try {
+    await waitUntilListening(instances);
+    if (stopping) return;
     proxy = await startRoundRobinProxy({ upstreams, port, host });
-    proxyStarted = true;
   } catch (error) {
+    if (stopping) return; // a signal came first: stop() ends the process
     stopping = true;
-    await stopInstances(instances, 'SIGTERM');
+    await stopInstances(instances, 'SIGKILL');
     throw error;
   }
 
@@ -60,19 +80,6 @@ async function main(): Promise<void> {
   for (const instance of instances) {
     console.log(`[cluster] instance ${instance.number}: pid ${instance.process.pid}, http://${instance.host}:${instance.port}/mcp`);
   }
-
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`[cluster] ${signal}: SIGTERM to every instance; they drain, then exit`);
-    // The proxy keeps forwarding meanwhile: draining instances answer new requests 503 and finish running calls.
-    await stopInstances(instances, 'SIGTERM');
-    await proxy.close();
-    console.log('[cluster] every instance exited');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
 main().catch((error: unknown) => {

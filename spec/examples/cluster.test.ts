@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,6 +16,23 @@ import { describeWithRedis, redisUrl } from '../helpers/redis.js';
 import { freePort } from '../helpers/redis-server.js';
 
 const ROOT = path.join(__dirname, '..', '..');
+
+/** The first of `count` consecutive ports of 127.0.0.1 that are free now (the instances take consecutive ports). */
+async function freeConsecutivePorts(count: number): Promise<number> {
+  const bindable = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+  for (;;) {
+    const first = await freePort();
+    if (first + count > 65535) continue;
+    let all = true;
+    for (let port = first + 1; port < first + count && all; port++) all = await bindable(port);
+    if (all) return first;
+  }
+}
 const CLUSTER_MAIN = path.join(ROOT, 'dist', 'examples', 'cluster', 'main.js');
 
 describe('the round-robin proxy', () => {
@@ -124,8 +141,11 @@ describeWithRedis('the cluster example', (redis) => describe('the cluster exampl
   let pids: number[] = [];
   let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   let client: Client | undefined;
-  /** Which instance (X-Cluster-Instance) answered each POST the client sent, with the JSON-RPC method or "response". */
-  const posts: Array<{ what: string; instance: string | null }> = [];
+  /**
+   * Each POST the client sent (the JSON-RPC method, or "response") and which instance answered it
+   * (X-Cluster-Instance), recorded when it is sent: its answer may come after the call it belongs to has returned.
+   */
+  const posts: Array<{ what: string; instance: Promise<string | null> }> = [];
 
   /** Resolves with the first match of `pattern` in the cluster's output; rejects if the cluster exits first. */
   function waitForOutput(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
@@ -158,12 +178,11 @@ describeWithRedis('the cluster example', (redis) => describe('the cluster exampl
 
   beforeAll(async () => {
     if (!fs.existsSync(CLUSTER_MAIN)) throw new Error(`${path.relative(ROOT, CLUSTER_MAIN)} is missing: run npm run build first`);
-    const port = await freePort();
-    const instancePort = await freePort();
+    const instancePort = await freeConsecutivePorts(3);
     cluster = spawn(process.execPath, [CLUSTER_MAIN], {
       env: {
         ...process.env,
-        PORT: String(port),
+        PORT: '0', // the proxy takes any free port and prints it
         HOST: '127.0.0.1',
         INSTANCE_PORT: String(instancePort),
         INSTANCES: '3',
@@ -202,13 +221,13 @@ describeWithRedis('the cluster example', (redis) => describe('the cluster exampl
   });
 
   test('the SDK v1 client is served through the proxy: tools, slow_count with progress, an elicitation answered on another instance', async () => {
-    const recordingFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
-      const res = await fetch(url, init);
+    const recordingFetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
+      const response = fetch(url, init);
       if (init?.method === 'POST' && typeof init.body === 'string') {
         const message = JSON.parse(init.body) as { method?: string };
-        posts.push({ what: message.method ?? 'response', instance: res.headers.get('x-cluster-instance') });
+        posts.push({ what: message.method ?? 'response', instance: response.then((res) => res.headers.get('x-cluster-instance')) });
       }
-      return res;
+      return response;
     };
     client = new Client({ name: 'cluster-example-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }));
@@ -227,9 +246,10 @@ describeWithRedis('the cluster example', (redis) => describe('the cluster exampl
     // The answer to the elicitation reached the instance running the tool through the bus, from another instance.
     const call = [...posts].reverse().find((post) => post.what === 'tools/call')!;
     const answer = [...posts].reverse().find((post) => post.what === 'response')!;
-    expect(call.instance).toMatch(/^[123]$/);
-    expect(answer.instance).toMatch(/^[123]$/);
-    expect(answer.instance).not.toBe(call.instance);
+    const [callInstance, answerInstance] = await Promise.all([call.instance, answer.instance]);
+    expect(callInstance).toMatch(/^[123]$/);
+    expect(answerInstance).toMatch(/^[123]$/);
+    expect(answerInstance).not.toBe(callInstance);
   });
 
   test('requests were spread over every instance (no affinity)', async () => {
@@ -237,7 +257,7 @@ describeWithRedis('the cluster example', (redis) => describe('the cluster exampl
     expect(stats.forwarded).toHaveLength(3);
     for (const count of stats.forwarded) expect(count).toBeGreaterThanOrEqual(2);
     expect(stats.badGateway).toBe(0);
-    expect(new Set(posts.map((post) => post.instance))).toEqual(new Set(['1', '2', '3']));
+    expect(new Set(await Promise.all(posts.map((post) => post.instance)))).toEqual(new Set(['1', '2', '3']));
   });
 
   test('SIGTERM: every instance drains and exits, then the cluster exits with 0', async () => {
