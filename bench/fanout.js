@@ -3,7 +3,9 @@
 // process (mcpMiddleware on plain node:http, maxSubscriptions 20,000); the server is told over IPC to call
 // server.notifyToolsListChanged(), and the time is taken from that call to the moment the last stream received its
 // notifications/tools/list_changed. The listeners are raw sockets in this process (one fd each here and in the
-// server: `ulimit -n` must be above the count). Repeated `notifications` times; median.
+// server: `ulimit -n` must be above the count). Repeated `notifications` times; median. The same is measured first
+// on a floor server (plain node:http, no MCP) that writes the same event to every open stream: what the kernel and
+// Node cost per stream on this machine.
 //
 //   node bench/fanout.js [--smoke] [--listeners 10000] [--notifications 7] [--profile]
 //
@@ -31,7 +33,22 @@ kit.runScenario('fanout', async (smoke) => {
   const notifications = Number(values.notifications ?? (smoke ? 2 : 7));
   const limit = kit.openFileLimit();
   if (limit < count + 200) throw new Error(`ulimit -n is ${limit}: ${count} listeners need at least ${count + 200} open files in this process and in the server (raise it with ulimit -n)`);
-  const server = await kit.startServer('fanout');
+  if (values.profile) {
+    await measure('fanout', { count, notifications, smoke, profile: true });
+    return;
+  }
+  // The floor first (plain node:http writing the same event to every stream), then the middleware.
+  const floor = await measure('fanout-floor', { count, notifications, smoke });
+  const result = await measure('fanout', { count, notifications, smoke });
+  console.log(`fan-out to ${count} listeners: mcp-express ${result.medianMs.toFixed(1)} ms, the node:http floor ${floor.medianMs.toFixed(1)} ms (medians)`);
+  kit.writeResult('fanout', { settings: { listeners: count, notifications }, result, floor }, { smoke });
+  if (smoke) console.log(`fanout smoke: ${count} listeners, every one got each of ${notifications} notifications once, from the floor and from mcp-express: OK`);
+}, 900);
+
+/** Opens `count` listeners on a fresh `serverName` server, sends `notifications` notifications, returns the timings. */
+async function measure(serverName, { count, notifications, smoke, profile = false }) {
+  console.log(`-- ${serverName}`);
+  const server = await kit.startServer(serverName);
   const sockets = [];
   try {
     const openStarted = performance.now();
@@ -64,7 +81,7 @@ kit.runScenario('fanout', async (smoke) => {
         }
       });
       const sent = performance.timeOrigin + performance.now();
-      const profileFile = values.profile ? path.join(os.tmpdir(), `mcp-express-fanout-${process.pid}-${n}.cpuprofile`) : undefined;
+      const profileFile = profile ? path.join(os.tmpdir(), `mcp-express-fanout-${process.pid}-${n}.cpuprofile`) : undefined;
       const notified = await server.request('notify', 'notified', profileFile ? { profileFile } : {});
       if (notified.error) throw new Error(`the profiler failed: ${notified.error}`);
       if (profileFile) profileFiles.push(profileFile);
@@ -80,6 +97,7 @@ kit.runScenario('fanout', async (smoke) => {
     }
     const fromNotify = rounds.map((r) => r.fromNotifyMs);
     const result = {
+      server: serverName,
       listeners: count,
       notifications,
       openSeconds,
@@ -91,18 +109,14 @@ kit.runScenario('fanout', async (smoke) => {
       medianServerSettledMs: kit.median(rounds.map((r) => r.serverSettledMs)),
       rounds,
     };
-    console.log(`fan-out to ${count} listeners: median ${result.medianMs.toFixed(1)} ms (min ${result.minMs.toFixed(1)}, max ${result.maxMs.toFixed(1)})`);
-    if (profileFiles.length) {
-      writeProfileSummary(profileFiles, count);
-      return;
-    }
-    kit.writeResult('fanout', { settings: { listeners: count, notifications }, result }, { smoke });
-    if (smoke) console.log(`fanout smoke: ${count} listeners, every one got each of ${notifications} notifications once: OK`);
+    console.log(`${serverName}: fan-out to ${count} listeners: median ${result.medianMs.toFixed(1)} ms (min ${result.minMs.toFixed(1)}, max ${result.maxMs.toFixed(1)})`);
+    if (profileFiles.length) writeProfileSummary(profileFiles, count);
+    return result;
   } finally {
     for (const s of sockets) s.socket.destroy();
     await kit.stopServer(server);
   }
-}, 900);
+}
 
 /**
  * One listener on a raw socket: POSTs subscriptions/listen and resolves once the stream's acknowledgement arrived.

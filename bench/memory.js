@@ -4,7 +4,11 @@
 // the connections are then closed and the server reports heapUsed and RSS after full GCs. Per session: the growth
 // over a baseline taken after a warm-up of 200 sessions, divided by the number of sessions.
 //
-//   node bench/memory.js [--smoke] [--sessions 10000] [--concurrency 16] [--heap-snapshot]
+// A second sample is taken once the sessions have been idle past the LocalSessionManager's completedStreamTtl
+// (60 s; the stream of each initialize is kept that long for a resume, and swept every 15 s): the steady state of
+// an idle session. (--idle-wait <s>, default 80; 0 skips it, as --smoke does.)
+//
+//   node bench/memory.js [--smoke] [--sessions 10000] [--concurrency 16] [--heap-snapshot] [--idle-wait 80]
 //
 // --heap-snapshot: heap snapshots before and after the sessions (in a temp dir, deleted afterwards); the growth per
 // session by constructor goes into the results. Results: bench/results/memory.json.
@@ -17,13 +21,14 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const kit = require('./scenario-kit.js');
 
-const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, sessions: { type: 'string' }, concurrency: { type: 'string' }, 'heap-snapshot': { type: 'boolean' } } });
+const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, sessions: { type: 'string' }, concurrency: { type: 'string' }, 'heap-snapshot': { type: 'boolean' }, 'idle-wait': { type: 'string' } } });
 
 kit.runScenario('memory', async (smoke) => {
   const count = Number(values.sessions ?? (smoke ? 500 : 10_000));
   const concurrency = Number(values.concurrency ?? 16);
   const warmup = smoke ? 50 : 200;
-  const row = await measure({ count, concurrency, warmup });
+  const idleWaitSeconds = Number(values['idle-wait'] ?? (smoke ? 0 : 80));
+  const row = await measure({ count, concurrency, warmup, idleWaitSeconds });
   console.log(
     `${count} idle sessions (opened in ${row.openSeconds.toFixed(1)} s): heap ${(row.heapBytesPerSession / 1024).toFixed(2)} KB, ` +
       `RSS ${(row.rssBytesPerSession / 1024).toFixed(2)} KB, external ${(row.externalBytesPerSession / 1024).toFixed(2)} KB per session ` +
@@ -32,17 +37,17 @@ kit.runScenario('memory', async (smoke) => {
   let heapSnapshot;
   if (values['heap-snapshot']) {
     // On a server of its own: writing a snapshot inflates the RSS, which would spoil the figures above.
-    heapSnapshot = (await measure({ count, concurrency, warmup, snapshots: true })).heapSnapshot;
+    heapSnapshot = (await measure({ count, concurrency, warmup, idleWaitSeconds, snapshots: true })).heapSnapshot;
     console.log('heap growth per session by constructor (self sizes):');
     for (const c of heapSnapshot.byConstructor.slice(0, 15)) console.log(`  ${c.bytesPerSession.toFixed(0).padStart(6)} B  ${c.countPerSession.toFixed(2).padStart(6)} objects  ${c.name}`);
   }
   delete row.heapSnapshot;
-  kit.writeResult('memory', { settings: { sessions: count, warmup, concurrency }, result: row, heapSnapshot }, { smoke });
+  kit.writeResult('memory', { settings: { sessions: count, warmup, concurrency, idleWaitSeconds }, result: row, heapSnapshot }, { smoke });
   if (smoke) console.log(`memory smoke: ${count} sessions opened, every initialize checked: OK`);
 }, 900);
 
 /** One server: `warmup` sessions, a baseline, `count` more sessions, the growth (and with `snapshots`, by constructor). */
-async function measure({ count, concurrency, warmup, snapshots = false }) {
+async function measure({ count, concurrency, warmup, idleWaitSeconds, snapshots = false }) {
   const server = await kit.startServer('sessions', ['--expose-gc']);
   const snapshot = async (name) =>
     (await server.request('heap-snapshot', 'heap-snapshot', { file: path.join(os.tmpdir(), `mcp-express-sessions-${name}-${process.pid}.heapsnapshot`) })).file;
@@ -76,8 +81,14 @@ async function measure({ count, concurrency, warmup, snapshots = false }) {
     if (ids.size !== warmup + count) throw new Error(`${ids.size} distinct session ids for ${warmup + count} initializes`);
     const first = await settle();
     // Twice, a little later: RSS settles as the allocator returns pages.
-    const after = await settle();
+    const fresh = await settle();
     const perSession = (field, sample) => (sample[field] - before[field]) / count;
+    let after = fresh;
+    if (idleWaitSeconds > 0) {
+      console.log(`  ${snapshots ? '(heap snapshots) ' : ''}waiting ${idleWaitSeconds} s for the sessions to go idle past completedStreamTtl...`);
+      await new Promise((resolve) => setTimeout(resolve, idleWaitSeconds * 1000));
+      after = await settle();
+    }
     let heapSnapshot;
     if (snapshotBefore) {
       const snapshotAfter = await snapshot('after');
@@ -92,8 +103,14 @@ async function measure({ count, concurrency, warmup, snapshots = false }) {
       heapBytesPerSession: perSession('heapUsed', after),
       rssBytesPerSession: perSession('rss', after),
       externalBytesPerSession: perSession('external', after),
-      heapBytesPerSessionFirst: perSession('heapUsed', first),
-      rssBytesPerSessionFirst: perSession('rss', first),
+      /** Right after opening (each initialize's finished stream still kept for resumes), before the idle wait. */
+      fresh: {
+        heapBytesPerSession: perSession('heapUsed', fresh),
+        rssBytesPerSession: perSession('rss', fresh),
+        heapBytesPerSessionFirstSample: perSession('heapUsed', first),
+        rssBytesPerSessionFirstSample: perSession('rss', first),
+      },
+      idleWaitSeconds,
       before,
       after,
       heapSnapshot,

@@ -18,7 +18,7 @@ const { connectRedis, uniquePrefix, deleteKeys } = require('./redis-helper.js');
 const root = path.join(__dirname, '..');
 
 /** Servers of the scenarios that are not throughput runs (bench/resume.js, bench/memory.js, bench/fanout.js). */
-const SCENARIO_SERVERS = ['resume-memory', 'resume-redis', 'sessions', 'fanout'];
+const SCENARIO_SERVERS = ['resume-memory', 'resume-redis', 'sessions', 'fanout', 'fanout-floor'];
 
 const builders = {
   /** The ceiling: Express parses the same JSON and answers the JSON-RPC result a tools/call of "sum" returns. */
@@ -90,6 +90,34 @@ const builders = {
   /** Idle sessions (bench/memory.js): the default LocalSessionManager, room for 20,000 sessions. */
   sessions() {
     return ours({}, { mount: 'node', stores: 'sessions' });
+  },
+
+  /**
+   * The fan-out floor (bench/fanout.js): plain node:http, no MCP. Every POST is read, parsed and answered with SSE
+   * headers and an acknowledgement event, then kept open; a notify writes one list_changed event (its own
+   * subscription id, like the middleware's) to every open response. What the kernel and Node cost per stream.
+   */
+  'fanout-floor'() {
+    const open = new Set();
+    const handler = (req, res) => {
+      const chunks = [];
+      req.on('data', (chunk) => chunks.push(chunk));
+      req.on('end', () => {
+        const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
+        const meta = { 'io.modelcontextprotocol/subscriptionId': id };
+        res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: meta } })}\n\n`);
+        const listener = { res, meta };
+        open.add(listener);
+        res.on('close', () => open.delete(listener));
+      });
+    };
+    const server = {
+      notifyToolsListChanged() {
+        for (const { res, meta } of open) res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: meta } })}\n\n`);
+      },
+    };
+    return { handler, server };
   },
 
   /** subscriptions/listen fan-out (bench/fanout.js): room for 20,000 listeners; { type: 'notify' } over IPC. */

@@ -68,8 +68,28 @@ function goals() {
   if (perEvent) list.push({ name: 'Redis round trips per stored event', short: 'Redis round trips per event', value: perEvent.roundTripsPer, goal: 1, better: 'lower', unit: '', shown: `${fmt(perEvent.roundTripsPer, 2)} (${fmt(perEvent.commandsPer, 2)} commands)` });
   if (memory) {
     const r = memory.result;
-    list.push({ name: `Idle session heap (over ${r.sessions} sessions)`, short: 'idle session, heap', value: r.heapBytesPerSession / 1024, goal: 2, better: 'lower', unit: 'KB', shown: `${fmt(r.heapBytesPerSession / 1024, 2)} KB` });
-    list.push({ name: `Idle session RSS (over ${r.sessions} sessions)`, short: 'idle session, RSS', value: r.rssBytesPerSession / 1024, goal: 5, better: 'lower', unit: 'KB', shown: `${fmt(r.rssBytesPerSession / 1024, 2)} KB` });
+    const kb = (bytes) => `${fmt(bytes / 1024, 2)} KB`;
+    const idle = r.idleWaitSeconds > 0 ? `idle ${r.idleWaitSeconds} s` : 'just opened';
+    list.push({
+      name: `Idle session heap (over ${r.sessions} sessions, ${idle})`,
+      short: 'idle session, heap',
+      value: r.heapBytesPerSession / 1024,
+      goal: 2,
+      better: 'lower',
+      unit: 'KB',
+      shown: `${kb(r.heapBytesPerSession)} ${idle}${r.fresh ? ` (${kb(r.fresh.heapBytesPerSession)} just opened, with each initialize's stream still kept for resumes)` : ''}`,
+    });
+    // RSS: the larger of the two samples. After the idle wait the allocator may return pages, even below the baseline.
+    const rss = r.fresh ? Math.max(r.fresh.rssBytesPerSession, r.rssBytesPerSession) : r.rssBytesPerSession;
+    list.push({
+      name: `Idle session RSS (over ${r.sessions} sessions; the larger of the two samples)`,
+      short: 'idle session, RSS',
+      value: rss / 1024,
+      goal: 5,
+      better: 'lower',
+      unit: 'KB',
+      shown: r.fresh ? `${kb(r.fresh.rssBytesPerSession)} just opened, ${kb(r.rssBytesPerSession)} ${idle}` : kb(rss),
+    });
   }
   for (const [store, goal] of [['memory', 20], ['redis', 50]]) {
     const r = resume?.results.find((x) => x.store === store);
@@ -78,11 +98,13 @@ function goals() {
   }
   if (fanout) {
     const r = fanout.result;
-    list.push({ name: `One list_changed to ${r.listeners} subscriptions/listen streams`, short: `fan-out to ${r.listeners} listeners`, value: r.medianMs, goal: 200, better: 'lower', unit: 'ms', shown: `${fmt(r.medianMs, 0)} ms median (min ${fmt(r.minMs, 0)}, max ${fmt(r.maxMs, 0)}); the server had written to all after ${fmt(r.medianServerSettledMs, 0)} ms` });
+    const floor = fanout.floor ? `; the node:http floor: ${fmt(fanout.floor.medianMs, 0)} ms` : '';
+    list.push({ name: `One list_changed to ${r.listeners} subscriptions/listen streams`, short: `fan-out to ${r.listeners} listeners`, value: r.medianMs, goal: 200, better: 'lower', unit: 'ms', shown: `${fmt(r.medianMs, 0)} ms median (min ${fmt(r.minMs, 0)}, max ${fmt(r.maxMs, 0)})${floor}` });
   }
   for (const g of list) {
     g.met = g.better === 'higher' ? g.value >= g.goal : g.value <= g.goal;
     if (g.cpu !== undefined) g.cpuMet = g.cpu >= g.goal;
+    g.metAny = g.met || g.cpuMet === true;
     /** ≥ 1 when the goal is met, whichever way "better" goes: the chart's scale. */
     g.score = g.better === 'higher' ? g.value / g.goal : g.goal / g.value;
   }
@@ -90,6 +112,14 @@ function goals() {
 }
 
 // ---------------------------------------------------------------------------------------------- markdown
+
+function verdict(g) {
+  if (g.cpuMet === undefined || g.cpuMet === g.met) return g.met ? '**met**' : '**missed**';
+  return g.met ? '**met** by req/s, missed by CPU per request' : '**met** by CPU per request, missed by req/s';
+}
+
+/** A profile's location with the build directory shown as dist/cjs (a `--head` build lives in a temp directory). */
+const where = (text) => text.replace(/^.*?\/dist\/cjs\//, 'dist/cjs/');
 
 function markdown(goalList) {
   const out = [];
@@ -105,11 +135,15 @@ function markdown(goalList) {
   out.push('');
   out.push('### Goals of issue 13');
   out.push('');
-  out.push('| goal | wanted | measured | met | met by CPU per request |');
-  out.push('| --- | --- | --- | --- | --- |');
+  out.push('Throughput goals are judged twice: by the same-round ratio of req/s and by the CPU ratio (server CPU per');
+  out.push('request). On this shared machine other jobs take CPU from some runs and not others, which moves req/s but not');
+  out.push('CPU per request; where the two disagree, the verdict says which one met the goal.');
+  out.push('');
+  out.push('| goal | wanted | measured | verdict |');
+  out.push('| --- | --- | --- | --- |');
   for (const g of goalList) {
     const wanted = `${g.better === 'higher' ? '≥' : '≤'} ${g.unit === 'ms' && g.name.includes('p99') ? `${fmt(g.goal, 2)} ms` : `${g.goal}${g.unit === '×' ? '×' : g.unit ? ` ${g.unit}` : ''}`}`;
-    out.push(`| ${g.name} | ${wanted} | ${g.shown} | ${g.met ? '**met**' : '**missed**'} | ${g.cpuMet === undefined ? '' : g.cpuMet ? 'met' : 'missed'} |`);
+    out.push(`| ${g.name} | ${wanted} | ${g.shown} | ${verdict(g)} |`);
   }
   out.push('');
   out.push('### Throughput (`tools/call` of `sum`, median over the rounds)');
@@ -135,14 +169,15 @@ function markdown(goalList) {
     const r = memory.result;
     out.push(`### Idle sessions (${r.sessions} sessions after ${r.warmupSessions} warm-up ones, connections closed, after full GCs)`);
     out.push('');
-    out.push('| per session | heap | RSS | external |');
-    out.push('| --- | ---: | ---: | ---: |');
-    out.push(`| growth / sessions | ${fmt(r.heapBytesPerSession)} B (${fmt(r.heapBytesPerSession / 1024, 2)} KB) | ${fmt(r.rssBytesPerSession)} B (${fmt(r.rssBytesPerSession / 1024, 2)} KB) | ${fmt(r.externalBytesPerSession)} B |`);
+    out.push('| growth per session | heap | RSS |');
+    out.push('| --- | ---: | ---: |');
+    if (r.fresh) out.push(`| just opened (each initialize's finished stream kept for resumes, \`completedStreamTtl\` 60 s) | ${fmt(r.fresh.heapBytesPerSession)} B | ${fmt(r.fresh.rssBytesPerSession)} B |`);
+    out.push(`| ${r.idleWaitSeconds > 0 ? `idle ${r.idleWaitSeconds} s (past \`completedStreamTtl\` and its sweep)` : 'just opened'} | ${fmt(r.heapBytesPerSession)} B | ${fmt(r.rssBytesPerSession)} B |`);
     out.push('');
     out.push(`Process: heap ${fmt(r.before.heapUsed / 2 ** 20, 1)} → ${fmt(r.after.heapUsed / 2 ** 20, 1)} MiB, RSS ${fmt(r.before.rss / 2 ** 20, 1)} → ${fmt(r.after.rss / 2 ** 20, 1)} MiB.`);
     if (memory.heapSnapshot) {
       out.push('');
-      out.push('Heap growth per session by constructor (heap snapshots before and after, self sizes):');
+      out.push(`Heap growth per session by constructor (heap snapshots before the sessions and ${r.idleWaitSeconds > 0 ? `after the idle wait` : 'after them'}, on a server of their own; self sizes):`);
       out.push('');
       out.push('| constructor | bytes per session | objects per session |');
       out.push('| --- | ---: | ---: |');
@@ -172,24 +207,30 @@ function markdown(goalList) {
     out.push('');
   }
   for (const p of profiles) {
-    // µs per request of a share: the profile's busy time over the requests it served (the profiler slows everything alike).
-    const perRequest = p.requests ? (p.busyMs * 1000) / p.requests : undefined;
+    // µs per request of a share: the share times the target's server CPU per request in the throughput run (without
+    // the profiler), else under the profiler. The shares are of sampled time, so an estimate, not a measurement.
+    const measured = row(p.target)?.cpuUsPerReq;
+    const perRequest = measured ?? p.cpuUsPerReq;
     const us = (pct) => (perRequest === undefined ? '' : ` | ${fmt((pct / 100) * perRequest, 1)}`);
     const usHead = perRequest === undefined ? '' : ' | µs/req';
     const usAlign = perRequest === undefined ? '' : ' | ---:';
-    const what = p.note ?? (perRequest === undefined ? '' : `${fmt(perRequest, 1)} µs busy per request under the profiler, start-up included`);
+    const what =
+      p.note ??
+      (perRequest === undefined
+        ? ''
+        : `µs/req: each share times ${fmt(perRequest, 1)} µs, the server CPU per request ${measured === undefined ? 'under the profiler' : 'of the throughput run above'}`);
     out.push(`### Profile: \`${p.target}\` (${p.date.slice(0, 10)}; ${what})`);
     out.push('');
     out.push(`Busy time by area: ${p.areas.slice(0, 8).map((a) => `${a.area} ${fmt(a.pct, 1)} %`).join(', ')}.`);
     out.push('');
     out.push(`| top functions by self time | self %${usHead} | total % | where |`);
     out.push(`| --- | ---:${usAlign} | ---: | --- |`);
-    for (const f of p.bySelf.slice(0, 12)) out.push(`| \`${f.name || '(anonymous)'}\` | ${fmt(f.selfPct, 1)}${us(f.selfPct)} | ${fmt(f.totalPct, 1)} | ${f.where ? `\`${f.where}\`` : ''} |`);
+    for (const f of p.bySelf.slice(0, 12)) out.push(`| \`${f.name || '(anonymous)'}\` | ${fmt(f.selfPct, 1)}${us(f.selfPct)} | ${fmt(f.totalPct, 1)} | ${f.where ? `\`${where(f.where)}\`` : ''} |`);
     out.push('');
     if (p.ownByTotal.length) {
       out.push(`| mcp-express functions by inclusive time | total %${usHead} | self % | where |`);
       out.push(`| --- | ---:${usAlign} | ---: | --- |`);
-      for (const f of p.ownByTotal.slice(0, 12)) out.push(`| \`${f.name || '(anonymous)'}\` | ${fmt(f.totalPct, 1)}${us(f.totalPct)} | ${fmt(f.selfPct, 1)} | \`${f.where}\` |`);
+      for (const f of p.ownByTotal.slice(0, 12)) out.push(`| \`${f.name || '(anonymous)'}\` | ${fmt(f.totalPct, 1)}${us(f.totalPct)} | ${fmt(f.selfPct, 1)} | \`${where(f.where)}\` |`);
       out.push('');
     }
   }
@@ -233,23 +274,24 @@ function svg(goalList) {
     }
   }
   y += 34;
-  parts.push(`<text x="16" y="${y}" class="title">Goals of issue 13 (bar: measured relative to the goal; right of the line = met; capped at 2×)</text>`);
+  parts.push(`<text x="16" y="${y}" class="title">Goals of issue 13 (bar: measured / goal, capped at 2; right of the line: met; amber: by CPU only)</text>`);
   y += 14;
   const scaleMax = 2;
   const goalX = labelWidth + barArea / scaleMax;
   const top = y;
+  // The goal line first, so that the labels are drawn over it.
+  parts.push(`<line x1="${goalX.toFixed(1)}" y1="${top}" x2="${goalX.toFixed(1)}" y2="${top + goalList.length * rowHeight + 2}" class="goal"/>`);
   for (const g of goalList) {
     const score = Math.min(scaleMax, Math.max(0.02, g.score));
     const w = (score / scaleMax) * barArea;
     const label = g.short;
     parts.push(`<text x="${labelWidth - 8}" y="${y + 15}" class="label" text-anchor="end"><title>${esc(g.name)}</title>${esc(label)}</text>`);
-    parts.push(`<rect x="${labelWidth}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowHeight - 6}" class="${g.met ? 'met' : 'missed'}"/>`);
-    const measured = g.unit === '×' ? `${fmt(g.value, 2)}×` : `${fmt(g.value, g.unit === 'ms' ? 1 : 2)}${g.unit ? ` ${g.unit}` : ''}`;
+    parts.push(`<rect x="${labelWidth}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowHeight - 6}" class="${g.met ? 'met' : g.metAny ? 'split' : 'missed'}"/>`);
+    const measured = g.unit === '×' ? `${fmt(g.value, 2)}× (CPU ${fmt(g.cpu, 2)}×)` : `${fmt(g.value, g.unit === 'ms' ? 1 : 2)}${g.unit ? ` ${g.unit}` : ''}`;
     const wanted = `${g.better === 'higher' ? '≥' : '≤'} ${g.unit === '×' ? `${g.goal}×` : `${fmt(g.goal, g.unit === 'ms' && !Number.isInteger(g.goal) ? 2 : 0)}${g.unit ? ` ${g.unit}` : ''}`}`;
-    parts.push(`<text x="${(labelWidth + w + 6).toFixed(1)}" y="${y + 15}" class="value">${esc(measured)} (${esc(wanted)})</text>`);
+    parts.push(`<text x="${(labelWidth + w + 6).toFixed(1)}" y="${y + 15}" class="value halo">${esc(measured)} (${esc(wanted)})</text>`);
     y += rowHeight;
   }
-  parts.push(`<line x1="${goalX.toFixed(1)}" y1="${top}" x2="${goalX.toFixed(1)}" y2="${y + 2}" class="goal"/>`);
   y += 24;
   const m = throughput.machine;
   parts.push(`<text x="16" y="${y}" class="note">${esc(`${throughput.date.slice(0, 10)} · ${m.cpus} × ${m.cpuModel} · Node ${m.node} · load generator on the same machine · npm run bench`)}</text>`);
@@ -263,8 +305,9 @@ function svg(goalList) {
     '  .value { font-size: 11px; fill: #444; }',
     '  .note { font-size: 11px; fill: #777; }',
     '  .ours { fill: #2f6fb3; } .base { fill: #9aa5b1; } .sdk { fill: #d08c35; }',
-    '  .met { fill: #3a9a5b; } .missed { fill: #c44e4e; }',
+    '  .met { fill: #3a9a5b; } .missed { fill: #c44e4e; } .split { fill: #d9a441; }',
     '  .goal { stroke: #222; stroke-width: 1.5; stroke-dasharray: 4 3; }',
+    '  .halo { paint-order: stroke; stroke: #fff; stroke-width: 3px; }',
     '</style>',
     `<rect width="${width}" height="${height}" fill="#fff"/>`,
     ...parts,
@@ -294,4 +337,4 @@ if (values.check) {
 fs.writeFileSync(docFile, nextDoc);
 fs.writeFileSync(svgFile, nextSvg);
 console.log(`wrote ${path.relative(root, docFile)} (results part) and ${path.relative(root, svgFile)}`);
-for (const g of goalList) console.log(`  ${g.met ? 'met   ' : 'MISSED'} ${g.name}: ${g.shown}`);
+for (const g of goalList) console.log(`  ${(g.met ? 'met' : g.metAny ? 'met (CPU)' : 'MISSED').padEnd(9)} ${g.name}: ${g.shown}`);
