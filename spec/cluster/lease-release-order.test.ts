@@ -27,7 +27,6 @@ function slowToStoreResponses(inner: EventStore, delayMs: number): EventStore {
     replayEventsAfter: (lastEventId) => inner.replayEventsAfter(lastEventId),
     streamIdOf: (eventId) => inner.streamIdOf(eventId),
     completeStream: (streamId) => inner.completeStream!(streamId),
-    isStreamComplete: (streamId) => inner.isStreamComplete!(streamId),
   };
 }
 
