@@ -10,7 +10,8 @@
 //
 //   node bench/memory.js [--smoke] [--sessions 10000] [--concurrency 16] [--heap-snapshot] [--idle-wait 80]
 //
-// --heap-snapshot: heap snapshots before and after the sessions (in a temp dir, deleted afterwards); the growth per
+// --heap-snapshot: heap snapshots before the sessions, just after them and after the idle wait (in a temp dir,
+// deleted afterwards), on a server of their own; the growth per
 // session by constructor goes into the results. Results: bench/results/memory.json.
 'use strict';
 
@@ -38,8 +39,11 @@ kit.runScenario('memory', async (smoke) => {
   if (values['heap-snapshot']) {
     // On a server of its own: writing a snapshot inflates the RSS, which would spoil the figures above.
     heapSnapshot = (await measure({ count, concurrency, warmup, idleWaitSeconds, snapshots: true })).heapSnapshot;
-    console.log('heap growth per session by constructor (self sizes):');
-    for (const c of heapSnapshot.byConstructor.slice(0, 15)) console.log(`  ${c.bytesPerSession.toFixed(0).padStart(6)} B  ${c.countPerSession.toFixed(2).padStart(6)} objects  ${c.name}`);
+    for (const [when, list] of [['just opened', heapSnapshot.fresh], ['idle', heapSnapshot.byConstructor]]) {
+      if (!list) continue;
+      console.log(`heap growth per session by constructor (self sizes), ${when}:`);
+      for (const c of list.slice(0, 12)) console.log(`  ${c.bytesPerSession.toFixed(0).padStart(6)} B  ${c.countPerSession.toFixed(2).padStart(6)} objects  ${c.name}`);
+    }
   }
   delete row.heapSnapshot;
   kit.writeResult('memory', { settings: { sessions: count, warmup, concurrency, idleWaitSeconds }, result: row, heapSnapshot }, { smoke });
@@ -84,6 +88,7 @@ async function measure({ count, concurrency, warmup, idleWaitSeconds, snapshots 
     const fresh = await settle();
     const perSession = (field, sample) => (sample[field] - before[field]) / count;
     let after = fresh;
+    const snapshotFresh = snapshotBefore && idleWaitSeconds > 0 ? await snapshot('fresh') : undefined;
     if (idleWaitSeconds > 0) {
       console.log(`  ${snapshots ? '(heap snapshots) ' : ''}waiting ${idleWaitSeconds} s for the sessions to go idle past completedStreamTtl...`);
       await new Promise((resolve) => setTimeout(resolve, idleWaitSeconds * 1000));
@@ -93,7 +98,8 @@ async function measure({ count, concurrency, warmup, idleWaitSeconds, snapshots 
     if (snapshotBefore) {
       const snapshotAfter = await snapshot('after');
       heapSnapshot = { byConstructor: growthByConstructor(snapshotBefore, snapshotAfter, count) };
-      for (const file of [snapshotBefore, snapshotAfter]) fs.rmSync(file, { force: true });
+      if (snapshotFresh) heapSnapshot.fresh = growthByConstructor(snapshotBefore, snapshotFresh, count);
+      for (const file of [snapshotBefore, snapshotFresh, snapshotAfter].filter(Boolean)) fs.rmSync(file, { force: true });
     }
     return {
       sessions: count,

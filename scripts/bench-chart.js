@@ -30,6 +30,7 @@ const resume = read('resume');
 const memory = read('memory');
 const fanout = read('fanout');
 const trips = read('redis-trips');
+const writes = read('socket-writes');
 const profiles = fs.existsSync(resultsDir)
   ? fs.readdirSync(resultsDir).filter((f) => /^profile-.+\.json$/.test(f)).sort().map((f) => JSON.parse(fs.readFileSync(path.join(resultsDir, f), 'utf8')))
   : [];
@@ -177,11 +178,25 @@ function markdown(goalList) {
     out.push(`Process: heap ${fmt(r.before.heapUsed / 2 ** 20, 1)} → ${fmt(r.after.heapUsed / 2 ** 20, 1)} MiB, RSS ${fmt(r.before.rss / 2 ** 20, 1)} → ${fmt(r.after.rss / 2 ** 20, 1)} MiB.`);
     if (memory.heapSnapshot) {
       out.push('');
-      out.push(`Heap growth per session by constructor (heap snapshots before the sessions and ${r.idleWaitSeconds > 0 ? `after the idle wait` : 'after them'}, on a server of their own; self sizes):`);
+      const idle = memory.heapSnapshot.byConstructor;
+      const fresh = memory.heapSnapshot.fresh;
+      out.push('Heap growth per session by constructor (heap snapshots on a server of their own, self sizes; largest 15 of either sample):');
       out.push('');
-      out.push('| constructor | bytes per session | objects per session |');
-      out.push('| --- | ---: | ---: |');
-      for (const c of memory.heapSnapshot.byConstructor.slice(0, 15)) out.push(`| \`${c.name}\` | ${fmt(c.bytesPerSession, 0)} | ${fmt(c.countPerSession, 2)} |`);
+      if (fresh) {
+        out.push('| constructor | just opened: bytes | objects | idle: bytes | objects |');
+        out.push('| --- | ---: | ---: | ---: | ---: |');
+        const names = [...new Set([...fresh.slice(0, 15), ...idle.slice(0, 15)].map((c) => c.name))];
+        const of = (list, name) => list.find((c) => c.name === name) ?? { bytesPerSession: 0, countPerSession: 0 };
+        names.sort((a, b) => of(fresh, b).bytesPerSession - of(fresh, a).bytesPerSession);
+        for (const name of names) {
+          const [f, i] = [of(fresh, name), of(idle, name)];
+          out.push(`| \`${name}\` | ${fmt(f.bytesPerSession, 0)} | ${fmt(f.countPerSession, 2)} | ${fmt(i.bytesPerSession, 0)} | ${fmt(i.countPerSession, 2)} |`);
+        }
+      } else {
+        out.push('| constructor | bytes per session | objects per session |');
+        out.push('| --- | ---: | ---: |');
+        for (const c of idle.slice(0, 15)) out.push(`| \`${c.name}\` | ${fmt(c.bytesPerSession, 0)} | ${fmt(c.countPerSession, 2)} |`);
+      }
     }
     out.push('');
   }
@@ -206,6 +221,16 @@ function markdown(goalList) {
     for (const r of trips.results) out.push(`| ${r.case} | ${fmt(r.roundTripsPer, 2)} per ${r.per} | ${fmt(r.commandsPer, 2)} | ${Object.entries(r.commandNames).map(([n, c]) => `${n} ${fmt(c, 2)}`).join(', ')} |`);
     out.push('');
   }
+  if (writes) {
+    out.push('### Socket writes per `tools/call` (system calls, counted in the server; one call at a time)');
+    out.push('');
+    out.push('| target | socket writes | buffers in them | response body bytes |');
+    out.push('| --- | ---: | ---: | ---: |');
+    for (const r of writes.results) out.push(`| \`${r.target}\` | ${fmt(r.writesPerCall, 2)} | ${fmt(r.buffersPerCall, 2)} | ${r.responseBytes} |`);
+    out.push('');
+  }
+  const budget = budgetTable();
+  if (budget) out.push(budget);
   for (const p of profiles) {
     // µs per request of a share: the share times the target's server CPU per request in the throughput run (without
     // the profiler), else under the profiler. The shares are of sampled time, so an estimate, not a measurement.
@@ -234,6 +259,39 @@ function markdown(goalList) {
       out.push('');
     }
   }
+  return out.join('\n');
+}
+
+/**
+ * Server CPU per request split by where the profile saw it: each area's share of the profile times the target's
+ * CPU per request in the throughput run. `writev` (the kernel sending the response, on loopback including the
+ * receiving side) is split out of native/V8.
+ */
+function budgetTable() {
+  const columns = profiles.filter((p) => p.target !== 'fanout' && row(p.target));
+  if (!columns.length) return undefined;
+  const order = ['node-floor', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-redis'];
+  columns.sort((a, b) => order.indexOf(a.target) - order.indexOf(b.target));
+  const split = (p) => {
+    const per = row(p.target).cpuUsPerReq;
+    const writev = p.bySelf.find((f) => f.name === 'writev' && !f.where)?.selfPct ?? 0;
+    const parts = new Map([['writev (kernel send)', writev]]);
+    for (const { area, pct } of p.areas) {
+      const name = area === 'native/V8' ? 'native/V8 other (JSON, builtins)' : area === 'bench server' ? 'bench server (the floor\'s handler)' : area;
+      parts.set(name, (parts.get(name) ?? 0) + (area === 'native/V8' ? pct - writev : pct));
+    }
+    return { per, parts };
+  };
+  const data = columns.map((p) => ({ target: p.target, ...split(p) }));
+  const names = [...new Set(data.flatMap((d) => [...d.parts.keys()]))].filter((name) => data.some((d) => ((d.parts.get(name) ?? 0) / 100) * d.per >= 0.5));
+  const out = [];
+  out.push('### Server CPU per request by area (µs; profile shares times the CPU per request of the throughput run)');
+  out.push('');
+  out.push(`| area | ${data.map((d) => `\`${d.target}\``).join(' | ')} |`);
+  out.push(`| --- | ${data.map(() => '---:').join(' | ')} |`);
+  for (const name of names) out.push(`| ${name} | ${data.map((d) => fmt(((d.parts.get(name) ?? 0) / 100) * d.per, 1)).join(' | ')} |`);
+  out.push(`| **total** | ${data.map((d) => `**${fmt(d.per, 1)}**`).join(' | ')} |`);
+  out.push('');
   return out.join('\n');
 }
 
