@@ -17,7 +17,9 @@ async function main(): Promise<void> {
   // REDIS_URL or REDIS_CLUSTER_NODES: sessions, events, leases, tasks and the bus in Redis (see backend.ts).
   const backend = await createBackend(legacySessions);
   const server = createEverythingServer({ taskStore: backend.taskStore });
-  const mcp = mcpMiddleware({ server, legacySessions, allowedHosts, sessionManager: backend.sessionManager, bus: backend.bus });
+  // MCP_REQUEST_STATE_SECRET: the key that signs 2026-07-28 requestState; every instance of a cluster needs the same.
+  const requestStateSecret = process.env.MCP_REQUEST_STATE_SECRET || undefined;
+  const mcp = mcpMiddleware({ server, legacySessions, allowedHosts, sessionManager: backend.sessionManager, bus: backend.bus, requestStateSecret });
   await mcp.ready();
   const app = express();
   app.use(mcp);

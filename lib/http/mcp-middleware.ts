@@ -31,7 +31,12 @@ export interface McpRequestHandler {
    * SIGTERM, before closing the HTTP server.
    */
   close(options?: CloseOptions): Promise<void>;
-  /** Resolves once this instance receives what other instances publish on the bus (its subscriptions are active). */
+  /**
+   * Resolves once this instance receives what other instances publish on the bus (its subscriptions are active), and,
+   * with `tracing`, once `@opentelemetry/api` is loaded. Rejects when the bus refused a subscription (Redis
+   * unreachable at start-up): await it before listening, and let the process fail and be restarted rather than serve
+   * without hearing the other instances.
+   */
   ready(): Promise<void>;
   /**
    * The CORS step alone (option `cors`), for apps whose auth runs before the middleware: `app.use(mcp.cors)`
@@ -81,10 +86,10 @@ export function createMcpMiddleware(options: McpMiddlewareOptions, defaultSessio
     if (o.closing && req.method !== 'POST') return sendShuttingDown(res, null);
     if (hasRepeatedHost(req.rawHeaders)) {
       // RFC 9112 §3.2: a request with more than one Host field is invalid. Node keeps the first; we refuse it.
-      return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: the request has more than one Host header');
+      return refuse(res, o, 400, 'Bad Request: the request has more than one Host header');
     }
     const verdict = checkHostAndOrigin(header(req, 'host'), header(req, 'origin'), o.guard);
-    if (!verdict.ok) return sendError(res, verdict.status, ErrorCode.ServerError, verdict.message);
+    if (!verdict.ok) return refuse(res, o, verdict.status, verdict.message);
     switch (req.method) {
       case 'POST':
         handlePost(req, res, o).catch(onUnexpected(res));
@@ -114,11 +119,14 @@ export function createMcpMiddleware(options: McpMiddlewareOptions, defaultSessio
       await statelessDrained;
       await o.sessionManager.shutdown();
       await o.serverEvents.stop();
+      await o.taskEvents.stop();
     })();
     return closing;
   };
   handler.ready = async () => {
+    await o.observer.loaded;
     await o.serverEvents.ready();
+    await o.taskEvents.ready();
     await o.sessionManager.ready?.();
   };
   return handler;
@@ -132,6 +140,12 @@ async function drainStatelessRuns(o: ResolvedOptions, timeoutMs: number): Promis
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && o.statelessRuns.size > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(25, Math.max(1, deadline - Date.now()))));
   for (const fail of [...o.statelessRuns]) fail();
+}
+
+/** A request the Host/Origin checks refused: answered, and reported (a misconfigured `allowedHosts` shows up here). */
+function refuse(res: ServerResponse, o: ResolvedOptions, status: number, message: string): void {
+  sendError(res, status, ErrorCode.ServerError, message);
+  if (o.observer.reports) o.observer.emit({ type: 'request.refused', status, message });
 }
 
 /** More than one `Host` field among the raw headers (name/value pairs). */

@@ -25,6 +25,7 @@ import { InMemoryMessageBus } from '../store/in-memory-message-bus.js';
 import { InMemoryStreamLeases } from '../store/in-memory-stream-leases.js';
 import type { StreamLeases } from '../store/stream-leases.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import type { SessionLifecycleEvent } from '../observability/events.js';
 
 export interface LocalSessionManagerOptions {
   /** A session with no request and no traffic on its GET stream for this long (ms) ends; its id then answers 404. Defaults to 1800000 (30 minutes). */
@@ -125,6 +126,7 @@ export class LocalSessionManager implements SessionManager {
   private shuttingDown = false;
   private detachServer: (() => void) | undefined;
   private controlSubscription: Promise<(() => Promise<void>) | undefined> | undefined;
+  private controlSubscribeError: unknown;
   /** Leases of the streams running here (with an EventStore), and resumes of streams running elsewhere. */
   private readonly leases: LeaseKeeper;
 
@@ -175,14 +177,16 @@ export class LocalSessionManager implements SessionManager {
     this.sessionSettings.maxBufferedBytes = settings.maxBufferedBytes;
     this.detachServer = settings.serverEvents.subscribe((event) => this.broadcast(event));
     this.controlSubscription = settings.bus.subscribe(SESSION_CONTROL_CHANNEL, (message) => this.onControl(message)).catch((error: unknown) => {
+      this.controlSubscribeError = error;
       this.onError(error);
       return undefined;
     });
   }
 
-  /** Resolves once messages from other instances are being received (the bus subscription is active). */
+  /** Resolves once messages from other instances are being received; rejects when the bus refused the subscription. */
   async ready(): Promise<void> {
     await this.controlSubscription;
+    if (this.controlSubscribeError !== undefined) throw this.controlSubscribeError;
   }
 
   /** Number of sessions held in this process. */
@@ -234,6 +238,7 @@ export class LocalSessionManager implements SessionManager {
         throw new StoreUnavailableError('session store');
       }
     }
+    this.report('session.created', sessionId);
     const stream = session.openStream(now);
     const channel = stream.connect(undefined);
     if (this.primes(session)) stream.prime(this.settings.sseRetry);
@@ -266,6 +271,7 @@ export class LocalSessionManager implements SessionManager {
       throw new StoreUnavailableError('session store');
     }
     this.drop(session);
+    this.report('session.closed', sessionId, 'deleted');
     // Copies of the session on other instances end too (their in-flight handlers are aborted).
     await this.publishControl({ type: 'close', sessionId });
   }
@@ -435,7 +441,10 @@ export class LocalSessionManager implements SessionManager {
     this.detachServer?.();
     const unsubscribe = await this.controlSubscription;
     await unsubscribe?.().catch(this.onError);
-    for (const session of this.sessions.values()) session.close();
+    for (const session of this.sessions.values()) {
+      session.close();
+      this.report('session.closed', session.id, 'shutdown');
+    }
     this.sessions.clear();
   }
 
@@ -542,6 +551,7 @@ export class LocalSessionManager implements SessionManager {
         if (this.sessions.size >= this.maxSessions) throw new TooManySessionsError(this.maxSessions);
         const session = new LocalSession(sessionId, { ...state, subscriptions: [...(state.subscriptions ?? [])] }, this.sessionSettings, Date.now());
         this.sessions.set(sessionId, session);
+        this.report('session.restored', sessionId);
         return session;
       })().finally(() => this.restoring.delete(sessionId));
       this.restoring.set(sessionId, pending);
@@ -607,6 +617,7 @@ export class LocalSessionManager implements SessionManager {
         return;
       case 'close':
         this.drop(session);
+        this.report('session.closed', session.id, 'deleted-elsewhere');
         return;
       case 'state':
         // Another copy changed the session: this copy takes the same level and subscriptions (not written again).
@@ -635,6 +646,11 @@ export class LocalSessionManager implements SessionManager {
 
   private broadcast(event: ServerEvent): void {
     const now = Date.now();
+    if (event.sessionId !== undefined) {
+      // Meant for one session only (the status of a task it created): the copy held here, if any.
+      this.sessions.get(event.sessionId)?.standalone.send(event.notification);
+      return;
+    }
     for (const session of this.sessions.values()) {
       if (event.resourceUri !== undefined && !session.state.subscriptions.includes(event.resourceUri)) continue;
       if (session.standalone.listener) session.lastActivity = now;
@@ -654,12 +670,24 @@ export class LocalSessionManager implements SessionManager {
       // elicitation nobody answers) must not pin the session forever.
       if (now - session.lastActivity >= this.idleTimeout && !session.hasConnectedRequest()) {
         this.drop(session);
+        this.report('session.expired', session.id);
         continue;
       }
       session.evictStreams(now);
       if (this.sessionStore && session.lastActivity > session.lastPersisted && now - session.lastPersisted >= this.storeRefreshInterval) {
         this.persist(session);
       }
+    }
+  }
+
+  /** Tells the middleware's `onEvent` (when one is set) that a session began or ended here. */
+  private report(type: SessionLifecycleEvent['type'], sessionId: string, reason?: SessionLifecycleEvent['reason']): void {
+    const onSessionEvent = this.settings.onSessionEvent;
+    if (!onSessionEvent) return;
+    try {
+      onSessionEvent(reason === undefined ? { type, sessionId } : { type, sessionId, reason });
+    } catch (error) {
+      this.onError(error);
     }
   }
 

@@ -20,6 +20,7 @@ export class ServerEventRelay implements ServerEvents {
   private readonly listeners = new Set<(event: ServerEvent) => void>();
   private readonly detachServer: () => void;
   private readonly subscribed: Promise<(() => Promise<void>) | undefined>;
+  private subscribeError: unknown;
 
   constructor(
     server: McpServer,
@@ -33,14 +34,16 @@ export class ServerEventRelay implements ServerEvents {
       });
     });
     this.subscribed = this.bus.subscribe(SERVER_EVENTS_CHANNEL, (message) => this.deliver(message as ServerEvent)).catch((error: unknown) => {
+      this.subscribeError = error;
       this.onError(error);
       return undefined;
     });
   }
 
-  /** Resolves once events from the bus are being received. */
+  /** Resolves once events from the bus are being received; rejects when the bus refused the subscription. */
   async ready(): Promise<void> {
     await this.subscribed;
+    if (this.subscribeError !== undefined) throw this.subscribeError;
   }
 
   subscribe(listener: (event: ServerEvent) => void): () => void {

@@ -144,3 +144,16 @@ test('an event store that fails mid-stream: the reply still goes out live, witho
   // One failed write (the priming event), then nothing more was tried on this stream.
   expect(writes).toBe(1);
 });
+
+test('mcp.ready() rejects when the bus refuses the subscriptions at start-up', async () => {
+  const bus = new (class extends InMemoryMessageBus {
+    override async subscribe(): Promise<() => Promise<void>> {
+      throw new Error('bus unreachable');
+    }
+  })();
+  const errors: unknown[] = [];
+  const served = await serve({ server: buildServer('x', { aborted: [], ran: [] }), sseKeepAlive: 0, bus, onError: (error) => errors.push(error) });
+  servers.push(served);
+  await expect(served.middleware.ready()).rejects.toThrow('bus unreachable');
+  expect(errors.length).toBeGreaterThan(0);
+});
