@@ -13,6 +13,7 @@ import { LOOPBACK_HOSTS, normaliseHosts, type HostGuardSettings } from './host-g
 import { KeepAliveTicker } from './keep-alive.js';
 import { resolveCors, type McpCorsOptions, type ResolvedCors } from './cors.js';
 import { ListenRegistry } from './listen-registry.js';
+import { TaskBusBridge } from '../tasks/task-bus-bridge.js';
 
 /** Options of `mcpMiddleware`. Only `server` is required. */
 export interface McpMiddlewareOptions {
@@ -77,8 +78,8 @@ export interface McpMiddlewareOptions {
   /** Most `subscriptions/listen` streams open at once; more get 503. Defaults to `1024`. */
   maxSubscriptions?: number;
   /**
-   * Most resource URIs one `subscriptions/listen` request may name in `notifications.resourceSubscriptions`; more
-   * get 400 / -32602. Defaults to `1000`.
+   * Most resource URIs one `subscriptions/listen` request may name in `notifications.resourceSubscriptions`, and
+   * most task ids in `notifications.taskIds`; more get 400 / -32602. Defaults to `1000`.
    */
   maxListenFilterUris?: number;
   /** Largest total length (characters) of those URIs; more gets 400 / -32602. Defaults to `65536` (64 KiB). */
@@ -112,8 +113,10 @@ export interface McpMiddlewareOptions {
   /**
    * The message bus the instances of a deployment share: a client's answer to an elicitation, a cancellation or a
    * DELETE reaches the instance that needs it, and list_changed / resource updates emitted on one instance reach the
-   * GET and `subscriptions/listen` streams of all. Give every instance the same shared bus (`RedisMessageBus` from
-   * `mcp-express/redis`) to serve without sticky sessions. Defaults to a `new InMemoryMessageBus()` of this
+   * GET and `subscriptions/listen` streams of all, task status changes reach every instance's listen streams and
+   * 2025-11-25 sessions, and a `tasks/update` or `tasks/cancel` wakes the handler on the instance running it at
+   * once (unless the server's `tasks.signals` option is set). Give every instance the same shared bus
+   * (`RedisMessageBus` from `mcp-express/redis`) to serve without sticky sessions. Defaults to a `new InMemoryMessageBus()` of this
    * middleware (one process).
    */
   bus?: MessageBus;
@@ -136,6 +139,8 @@ export interface ResolvedOptions {
   listens: ListenRegistry;
   /** The server's change events from every instance (through the bus). */
   serverEvents: ServerEventRelay;
+  /** Task status changes from every instance, and the bus signals of running tasks. */
+  taskEvents: TaskBusBridge;
   /** `close()` was called: every request gets 503. */
   closing: boolean;
   /** Stateless requests running now: each entry ends its request with an error response (for `close()`). */
@@ -221,6 +226,7 @@ export function resolveOptions(options: McpMiddlewareOptions, defaultSessionMana
   const sessionManager = options.sessionManager ?? defaultSessionManager(legacySessions, onError);
   // Side effects last: everything above has been checked.
   const serverEvents = new ServerEventRelay(server, bus, onError);
+  const taskEvents = new TaskBusBridge(server, bus, onError, options.bus !== undefined);
   sessionManager.attach(server, { sseRetry, maxBufferedBytes, onError, bus, serverEvents });
   server.reportErrorsTo(onError);
   const paramHeaderCache = new WeakMap<object, ReadonlyMap<string, string>>();
@@ -232,6 +238,7 @@ export function resolveOptions(options: McpMiddlewareOptions, defaultSessionMana
     stateless: new StatelessDispatcher(server, codec, { ttlMs: cache?.ttlMs ?? 0, cacheScope: cache?.cacheScope ?? 'public' }, onError),
     listens: new ListenRegistry(options.maxSubscriptions ?? d.maxSubscriptions, options.maxListenFilterUris ?? d.maxListenFilterUris, options.maxListenFilterBytes ?? d.maxListenFilterBytes),
     serverEvents,
+    taskEvents,
     closing: false,
     statelessRuns: new Set(),
     maxBufferedBytes,

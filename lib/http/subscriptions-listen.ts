@@ -3,6 +3,9 @@ import { ErrorCode } from '../protocol/error-codes.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta-keys.js';
 import type { ServerEvent } from '../server/mcp-server.js';
+import { principalTag } from '../server/request-state.js';
+import { detailedTask } from '../tasks/task-service.js';
+import { isTerminalStatus, type TaskRecord } from '../tasks/task-store.js';
 import type { StatelessClient } from '../session/stateless-client.js';
 import type { ResolvedOptions } from './options.js';
 import { sendError } from './respond.js';
@@ -16,14 +19,17 @@ interface ListenFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** Tasks extension: ids of the caller's tasks whose status changes come as `notifications/tasks`. */
+  taskIds?: string[];
 }
 
 /**
  * `subscriptions/listen` (2026-07-28): a long-lived SSE response that carries the opted-in list_changed and
- * resource-updated notifications, each tagged with the subscription id (the listen request's id). It starts with
- * an acknowledgement naming what is honoured and ends with a `complete` result when the server shuts down.
+ * resource-updated notifications, and `notifications/tasks` for the caller's tasks it names, each tagged with the
+ * subscription id (the listen request's id). It starts with an acknowledgement naming what is honoured and ends
+ * with a `complete` result when the server shuts down.
  */
-export function serveListen(_req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, request: JsonRpcRequest, _client: StatelessClient): void {
+export async function serveListen(req: IncomingMessage, res: ServerResponse, o: ResolvedOptions, request: JsonRpcRequest, _client: StatelessClient): Promise<void> {
   if (o.listens.open.size >= o.listens.max) {
     return sendError(res, 503, ErrorCode.ServerError, `Too many open subscriptions (maxSubscriptions is ${o.listens.max}); try again later`, request.id, undefined, { 'Retry-After': '5' });
   }
@@ -49,6 +55,31 @@ export function serveListen(_req: IncomingMessage, res: ServerResponse, o: Resol
     }
     honoured.resourceSubscriptions = uris;
     subscribed = new Set(uris);
+  }
+  const tasks = o.server.tasks;
+  let watchedTasks: ReadonlySet<string> | undefined;
+  let owner: string | undefined;
+  let alreadyEnded: TaskRecord[] = [];
+  if (Array.isArray(requested.taskIds) && tasks) {
+    const ids = [...new Set(requested.taskIds.filter((id) => typeof id === 'string' && id.length > 0))];
+    // Bounded like resourceSubscriptions (each id is also one store read).
+    const length = ids.reduce((total, id) => total + id.length, 0);
+    if (ids.length > o.listens.maxFilterUris || length > o.listens.maxFilterBytes) {
+      return sendError(
+        res,
+        400,
+        ErrorCode.InvalidParams,
+        `Invalid params: notifications.taskIds names ${ids.length} tasks of ${length} characters in all; this server takes at most ${o.listens.maxFilterUris} ids (option maxListenFilterUris) of ${o.listens.maxFilterBytes} characters (option maxListenFilterBytes)`,
+        request.id,
+      );
+    }
+    owner = principalTag(o.principalOf(req));
+    // Only the caller's own tasks: unknown ids, expired tasks and other principals' tasks are left out alike.
+    const found = await Promise.all(ids.map((id) => tasks.store.get(id).catch((error: unknown) => (o.onError(error), undefined))));
+    honoured.taskIds = ids.filter((_id, index) => found[index]?.owner === owner);
+    watchedTasks = new Set(honoured.taskIds);
+    alreadyEnded = found.filter((task): task is TaskRecord => task !== undefined && task.owner === owner && isTerminalStatus(task.status));
+    if (res.writableEnded || res.destroyed) return;
   }
   const subscriptionId = request.id;
   const tag = (notification: JsonRpcNotification): JsonRpcNotification => ({
@@ -78,13 +109,26 @@ export function serveListen(_req: IncomingMessage, res: ServerResponse, o: Resol
         return honoured[event.kind] === true;
       case 'resourceUpdated':
         return subscribed?.has(event.resourceUri!) ?? false;
+      default:
+        // Events meant for one session (task status of 2025-11-25 tasks) are never listened to.
+        return false;
     }
   };
   const stopListening = o.serverEvents.subscribe((event) => {
     if (wants(event)) write(event.notification);
   });
+  const stopWatchingTasks =
+    watchedTasks && watchedTasks.size > 0
+      ? o.taskEvents.subscribe((task) => {
+          if (!watchedTasks.has(task.taskId) || task.owner !== owner) return;
+          write({ jsonrpc: '2.0', method: 'notifications/tasks', params: detailedTask(task) });
+        })
+      : undefined;
+  // A task that ended before the stream opened will not change again: its final state comes at once.
+  for (const task of alreadyEnded) write({ jsonrpc: '2.0', method: 'notifications/tasks', params: detailedTask(task) });
   const cleanup = () => {
     stopListening();
+    stopWatchingTasks?.();
     o.keepAlive.untrack(tracked);
     o.listens.open.delete(end);
   };

@@ -244,6 +244,7 @@ function toHash(task: TaskRecord): Record<string, string> {
     lastUpdatedAt: task.lastUpdatedAt,
     ttlMs: String(task.ttlMs),
   };
+  if (task.sessionId !== undefined) hash.sessionId = task.sessionId;
   if (task.statusMessage !== undefined) hash.statusMessage = task.statusMessage;
   if (task.pollIntervalMs !== undefined) hash.pollIntervalMs = String(task.pollIntervalMs);
   if (task.result !== undefined) hash.result = JSON.stringify(task.result);
@@ -263,6 +264,7 @@ function fromHash(hash: Record<string, string>, requests: Record<string, string>
     inputRequests: parseValues(requests) as Record<string, InputRequest>,
     inputResponses: parseValues(responses),
   };
+  if (hash.sessionId !== undefined) task.sessionId = hash.sessionId;
   if (hash.statusMessage !== undefined) task.statusMessage = hash.statusMessage;
   if (hash.pollIntervalMs !== undefined) task.pollIntervalMs = Number(hash.pollIntervalMs);
   if (hash.result !== undefined) task.result = JSON.parse(hash.result);

@@ -23,7 +23,7 @@ import { ToolRegistry, type RegisteredTool, type ToolConfig, type ToolHandler } 
 import type { ZodObjectInput } from './zod-json-schema.js';
 import { TASKS_EXTENSION_ID } from '../tasks/task-constants.js';
 import type { TaskOptions } from '../tasks/task-options.js';
-import { TaskService } from '../tasks/task-service.js';
+import { legacyTask, TaskService, type TaskStatusListener } from '../tasks/task-service.js';
 
 export interface McpServerOptions {
   /** Text for the client's model about how to use this server, sent in the initialize result. Default: none. */
@@ -64,8 +64,10 @@ export interface ServerEvent {
   notification: JsonRpcNotification;
   /** Set for `notifications/resources/updated`: only clients subscribed to this URI get it. */
   resourceUri?: string;
-  /** Opt-in name for 2026-07-28 `subscriptions/listen` filters. */
-  kind: 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged' | 'resourceUpdated';
+  /** Set for a notification meant for one session only (`notifications/tasks/status`): no other session gets it. */
+  sessionId?: string;
+  /** Opt-in name for 2026-07-28 `subscriptions/listen` filters (`taskStatus` is for sessions, never listened to). */
+  kind: 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged' | 'resourceUpdated' | 'taskStatus';
 }
 
 export type ServerEventListener = (event: ServerEvent) => void;
@@ -97,6 +99,7 @@ export class McpServer {
   private readonly handlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly listeners = new Set<ServerEventListener>();
+  private readonly taskStatusListeners = new Set<TaskStatusListener>();
   /** Methods a user set with `setRequestHandler`: served whatever the derived capabilities say. */
   private readonly customHandlers = new Set<string>();
   /** `resources/read` prefixes served by providers (extensions), tried before the registry. */
@@ -146,6 +149,22 @@ export class McpServer {
     this.handlers.set('tasks/result', (params, ctx) => tasks.result(params, ctx));
     this.handlers.set('tasks/list', (params, ctx) => tasks.list(params, ctx));
     this.declareExtension(TASKS_EXTENSION_ID, {});
+    tasks.addStatusListener((task) => {
+      // 2025-11-25: the session that created the task hears of it on its GET stream, on whichever instance holds it.
+      if (task.sessionId !== undefined) {
+        this.emit({ kind: 'taskStatus', sessionId: task.sessionId, notification: { jsonrpc: '2.0', method: 'notifications/tasks/status', params: legacyTask(task) } });
+      }
+      for (const listener of this.taskStatusListeners) listener(task);
+    });
+  }
+
+  /**
+   * @internal The middleware listens for task status changes to publish them to every instance's
+   * `subscriptions/listen` streams. Works whether or not tasks are on yet.
+   */
+  addTaskStatusListener(listener: TaskStatusListener): () => void {
+    this.taskStatusListeners.add(listener);
+    return () => this.taskStatusListeners.delete(listener);
   }
 
   /** Registers a resource at a fixed URI. */

@@ -13,6 +13,11 @@ export const TASK_DEFAULTS = {
   pollIntervalMs: 500,
   /** How often the instance running a handler reads the store for answers and cancellation from other instances. */
   storePollIntervalMs: 250,
+  /**
+   * With a message bus, answers and cancellations from other instances arrive as bus messages; the store is still
+   * read this often per running task, for a message the bus lost (delivery is at most once).
+   */
+  busFallbackPollIntervalMs: 5_000,
   /** How long a running instance may stay silent before its tasks count as lost. */
   leaseMs: 30_000,
   inMemoryMaxTasks: 10_000,

@@ -20,11 +20,15 @@ export interface TaskExecutionSettings {
   onError: (error: unknown) => void;
   /** Called when the execution ends (finished, cancelled or abandoned). */
   onEnd: (execution: TaskExecution) => void;
+  /** Called after a write that changed the task's status (new input requests, the outcome). */
+  onStatusChange: (taskId: string) => void;
 }
 
 /** The fields of the task to create, decided by the service. */
 export interface TaskTemplate {
   owner: string;
+  /** The 2025-11-25 session that created the task, told of its status changes. */
+  sessionId?: string;
   ttlMs: number | null;
   pollIntervalMs: number;
 }
@@ -232,8 +236,9 @@ export class TaskExecution implements RequestChannel {
       this.unrecorded = {};
       if (Object.keys(batch).length === 0 || this.phase !== 'created') return;
       this.write(async () => {
-        await this.settings.store.addInputRequests(this.taskId, batch);
+        const added = await this.settings.store.addInputRequests(this.taskId, batch);
         this.settings.signals.changed(this.taskId);
+        if (added) this.settings.onStatusChange(this.taskId);
       });
     });
   }
@@ -278,6 +283,7 @@ export class TaskExecution implements RequestChannel {
     return {
       taskId: this.taskId,
       owner: this.template.owner,
+      ...(this.template.sessionId === undefined ? {} : { sessionId: this.template.sessionId }),
       status,
       createdAt: now,
       lastUpdatedAt: now,
@@ -359,8 +365,9 @@ export class TaskExecution implements RequestChannel {
     if (this.phase !== 'created') return;
     if (this.ctx.isAborted) return this.finishAfterAbort();
     this.write(async () => {
-      await this.settings.store.finish(this.taskId, outcome);
+      const finished = await this.settings.store.finish(this.taskId, outcome);
       this.settings.signals.changed(this.taskId);
+      if (finished) this.settings.onStatusChange(this.taskId);
     });
     await this.writes;
     this.end();

@@ -19,6 +19,9 @@ const FIRST_TASKS_VERSION = '2025-11-25';
 
 const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
+/** Receives a task whose status (or outstanding input) just changed, as the store now has it. */
+export type TaskStatusListener = (task: TaskRecord) => void;
+
 /**
  * The tasks extension on one server: decides when a `tools/call` becomes a task, runs it, and answers
  * `tasks/get`, `tasks/update` and `tasks/cancel` (2026-07-28) and `tasks/get`, `tasks/result`, `tasks/list` and
@@ -26,7 +29,10 @@ const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unkno
  */
 export class TaskService {
   readonly store: TaskStore;
-  private readonly signals: TaskSignals;
+  private signals: TaskSignals;
+  /** Whether `signals` came from the options (then the middleware's bus does not replace it). */
+  private readonly signalsGiven: boolean;
+  private readonly statusListeners = new Set<TaskStatusListener>();
   private readonly syncWindowMs: number;
   private readonly ttlMs: number;
   private readonly maxTtlMs: number;
@@ -44,12 +50,40 @@ export class TaskService {
     }
     this.store = options.store ?? new InMemoryTaskStore();
     this.signals = options.signals ?? new PollingTaskSignals(options.storePollIntervalMs ?? TASK_DEFAULTS.storePollIntervalMs);
+    this.signalsGiven = options.signals !== undefined;
     this.syncWindowMs = options.syncWindowMs ?? TASK_DEFAULTS.syncWindowMs;
     this.ttlMs = options.ttlMs ?? TASK_DEFAULTS.ttlMs;
     this.maxTtlMs = Math.max(this.ttlMs, options.maxTtlMs ?? TASK_DEFAULTS.maxTtlMs);
     this.pollIntervalMs = options.pollIntervalMs ?? TASK_DEFAULTS.pollIntervalMs;
     this.leaseMs = options.leaseMs ?? TASK_DEFAULTS.leaseMs;
     this.onError = options.onError ?? ((error: unknown) => console.error('[mcp-express]', error));
+  }
+
+  /**
+   * Calls `listener` after every status change of a task made through this instance (new input requests,
+   * answers that leave none outstanding, the end of a task, a lost instance found), with the task as stored.
+   * Returns the function that removes it.
+   */
+  addStatusListener(listener: TaskStatusListener): () => void {
+    this.statusListeners.add(listener);
+    return () => {
+      this.statusListeners.delete(listener);
+    };
+  }
+
+  /**
+   * @internal The middleware's bus signals, used unless the `signals` option was given. Executions that already
+   * run keep the signals they started with. Returns whether they were taken.
+   */
+  useSignals(signals: TaskSignals): boolean {
+    if (this.signalsGiven) return false;
+    this.signals = signals;
+    return true;
+  }
+
+  /** @internal Whether `useSignals` would take other signals (the `signals` option was not given). */
+  get signalsReplaceable(): boolean {
+    return !this.signalsGiven;
   }
 
   /** Handlers running as tasks (or still deciding) on this instance. */
@@ -85,9 +119,15 @@ export class TaskService {
         leaseMs: this.leaseMs,
         onError: this.onError,
         onEnd: (ended) => this.running.delete(ended),
+        onStatusChange: (taskId) => this.reportStatus(taskId),
       },
       ctx,
-      { owner: principalTag(ctx.principal), ttlMs: Math.min(requestedTtl ?? this.ttlMs, this.maxTtlMs), pollIntervalMs: this.pollIntervalMs },
+      {
+        owner: principalTag(ctx.principal),
+        ...(modern || ctx.sessionId === undefined ? {} : { sessionId: ctx.sessionId }),
+        ttlMs: Math.min(requestedTtl ?? this.ttlMs, this.maxTtlMs),
+        pollIntervalMs: this.pollIntervalMs,
+      },
       support,
       !modern,
       run,
@@ -102,11 +142,7 @@ export class TaskService {
   async get(params: Record<string, unknown> | undefined, ctx: RequestContext): Promise<Record<string, unknown>> {
     const task = await this.find(params, ctx);
     if (!isStatelessEraVersion(ctx.protocolVersion)) return legacyTask(task);
-    const detailed = taskFields(task);
-    if (task.status === 'input_required') detailed.inputRequests = task.inputRequests;
-    else if (task.status === 'completed' && task.result) detailed.result = task.result;
-    else if (task.status === 'failed' && task.error) detailed.error = task.error;
-    return detailed;
+    return detailedTask(task);
   }
 
   /**
@@ -123,8 +159,10 @@ export class TaskService {
       if (request && isClientResultFor(request.method, answer)) accepted[key] = answer;
     }
     if (Object.keys(accepted).length > 0) {
-      await this.store.answerInputRequests(task.taskId, accepted);
+      const taken = await this.store.answerInputRequests(task.taskId, accepted);
       this.signals.changed(task.taskId);
+      // The last outstanding answer puts the task back to working.
+      if (taken.length > 0 && taken.length === Object.keys(task.inputRequests).length) this.reportStatus(task.taskId);
     }
     return EMPTY;
   }
@@ -140,9 +178,10 @@ export class TaskService {
       if (modern) return EMPTY;
       throw new McpError(ErrorCode.InvalidParams, `Task ${task.taskId} is already ${task.status} and cannot be cancelled`);
     }
-    await this.store.finish(task.taskId, { status: 'cancelled', statusMessage: 'Cancelled by the client' });
+    const ended = await this.store.finish(task.taskId, { status: 'cancelled', statusMessage: 'Cancelled by the client' });
     for (const execution of this.running) if (execution.taskId === task.taskId) execution.cancelled();
     this.signals.changed(task.taskId);
+    if (ended) this.reportStatus(task.taskId);
     if (modern) return EMPTY;
     return legacyTask((await this.store.get(task.taskId)) ?? { ...task, status: 'cancelled' });
   }
@@ -188,13 +227,33 @@ export class TaskService {
     if (!task || task.owner !== principalTag(ctx.principal)) throw new McpError(ErrorCode.InvalidParams, `Unknown task: ${describeValue(taskId)} (it never existed, has expired, or belongs to someone else)`);
     if (!isTerminalStatus(task.status) && task.leaseExpiresAt !== undefined && task.leaseExpiresAt < Date.now()) {
       // The instance running the handler stopped renewing its lease: it is gone, and so is the handler.
-      await this.store.finish(taskId, {
+      const ended = await this.store.finish(taskId, {
         status: 'failed',
         error: { code: ErrorCode.InternalError, message: 'The server instance running this task was lost before it finished; call the tool again' },
       });
       task = (await this.store.get(taskId)) ?? task;
+      if (ended) this.emitStatus(task);
     }
     return task;
+  }
+
+  /** Reads the task after a status change and tells the listeners (nothing is read when nobody listens). */
+  private reportStatus(taskId: string): void {
+    if (this.statusListeners.size === 0) return;
+    this.store.get(taskId).then((task) => {
+      if (task) this.emitStatus(task);
+    }, this.onError);
+  }
+
+  private emitStatus(task: TaskRecord): void {
+    for (const listener of this.statusListeners) {
+      try {
+        listener(task);
+      } catch (error) {
+        // A listener that throws must not stop the others.
+        this.onError(error);
+      }
+    }
   }
 
   private untilTerminal(taskId: string, ctx: RequestContext): Promise<TaskRecord> {
@@ -260,8 +319,17 @@ function taskFields(task: TaskRecord): Record<string, unknown> {
   return fields;
 }
 
-/** A 2025-11-25 Task (`ttl`, `pollInterval`). */
-function legacyTask(task: TaskRecord): Record<string, unknown> {
+/** A 2026-07-28 DetailedTask: the task with its input requests, result or error (`tasks/get`, `notifications/tasks`). */
+export function detailedTask(task: TaskRecord): Record<string, unknown> {
+  const detailed = taskFields(task);
+  if (task.status === 'input_required') detailed.inputRequests = task.inputRequests;
+  else if (task.status === 'completed' && task.result) detailed.result = task.result;
+  else if (task.status === 'failed' && task.error) detailed.error = task.error;
+  return detailed;
+}
+
+/** A 2025-11-25 Task (`ttl`, `pollInterval`; `tasks/get`, `notifications/tasks/status`). */
+export function legacyTask(task: TaskRecord): Record<string, unknown> {
   const fields: Record<string, unknown> = { taskId: task.taskId, status: task.status };
   if (task.statusMessage !== undefined) fields.statusMessage = task.statusMessage;
   fields.createdAt = task.createdAt;

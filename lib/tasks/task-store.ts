@@ -16,6 +16,11 @@ export interface TaskRecord {
   taskId: string;
   /** Tag of the principal that created the task: every other principal is told the task does not exist. */
   owner: string;
+  /**
+   * The 2025-11-25 session whose request created the task, which gets its `notifications/tasks/status`. Absent for
+   * 2026-07-28 tasks (stateless).
+   */
+  sessionId?: string;
   status: TaskStatus;
   statusMessage?: string;
   /** ISO-8601. */

@@ -58,7 +58,7 @@ export function describeTaskStoreContract(name: string, create: () => TaskStore 
     });
 
     test('create then get gives back the same task, not a shared object; a second create of the id fails', async () => {
-      const original = task(id('t'), { statusMessage: 'starting', leaseExpiresAt: 1_800_000_000_000, inputRequests: { q: elicit('q') }, status: 'input_required' });
+      const original = task(id('t'), { sessionId: 'session-1', statusMessage: 'starting', leaseExpiresAt: 1_800_000_000_000, inputRequests: { q: elicit('q') }, status: 'input_required' });
       await store.create(original);
       const read = await store.get(id('t'));
       expect(read).toEqual(original);

@@ -1,16 +1,20 @@
 /**
  * `RedisTaskStore` (`mcp-express/redis`) against a real Redis: the TaskStore contract, and two servers sharing
- * it (a task created on A is read, answered and cancelled through B; another completes on A while polled on B).
+ * it (a task created on A is read, answered and cancelled through B; another completes on A while polled on B),
+ * and with a RedisMessageBus as well (a cancel through B wakes the handler on A without polling; a listen stream on
+ * B gets `notifications/tasks`).
  *
  * Redis at `redis://127.0.0.1:6379` (`REDIS_URL` overrides). Unreachable, the suites are skipped with a warning,
  * or fail when `REQUIRE_REDIS=1`. Every key of a run starts with a unique prefix and is deleted in afterAll.
  */
-import { RedisTaskStore } from '../../lib/redis/index.js';
+import { RedisMessageBus, RedisTaskStore } from '../../lib/redis/index.js';
 import { describeTaskStoreContract } from '../../lib/testing/index.js';
 import { describeWithRedis } from '../helpers/redis.js';
 import { closeAfterEach, serve } from '../helpers/serve.js';
 import { sleep, waitUntil } from '../helpers/wire.js';
-import { isTerminal, pollTask, resultOf, taskRequest, taskServer } from './task-wire.js';
+import { openLive } from '../helpers/http-helpers.js';
+import { envelope, modernBody, modernHeaders } from '../helpers/modern.js';
+import { isTerminal, pollTask, resultOf, taskRequest, taskServer, WITH_TASKS } from './task-wire.js';
 
 describeWithRedis('the Redis task store suites', (redis) => {
   const { connect, runPrefix } = redis;
@@ -72,6 +76,35 @@ describeWithRedis('the Redis task store suites', (redis) => {
       const done = await pollTask(b.port, created.taskId, isTerminal);
       expect(done.result.content).toEqual([{ type: 'text', text: 'released poll-b' }]);
       expect(resultOf(await taskRequest(b.port, 'tasks/cancel', { taskId: created.taskId }))).toEqual({ resultType: 'complete' });
+    });
+
+    test('with a RedisMessageBus: a cancel through B wakes the handler on A at once and reaches a listen stream on B', async () => {
+      // No store polling within the test's patience: only the bus can wake A.
+      const options = { storePollIntervalMs: 600_000 };
+      const channelPrefix = `${runPrefix}bus:`;
+      const a = taskServer({ ...options, store: new RedisTaskStore(await connect(), { keyPrefix: `${runPrefix}bus-tasks:` }) });
+      const b = taskServer({ ...options, store: new RedisTaskStore(await connect(), { keyPrefix: `${runPrefix}bus-tasks:` }) });
+      const busA = new RedisMessageBus(await connect(), { channelPrefix });
+      const busB = new RedisMessageBus(await connect(), { channelPrefix });
+      track({ close: () => busA.close() });
+      track({ close: () => busB.close() });
+      const servedA = track(await serve({ server: a.server, bus: busA }));
+      const servedB = track(await serve({ server: b.server, bus: busB }));
+      await Promise.all([servedA.middleware.ready(), servedB.middleware.ready()]);
+
+      const created = resultOf(await taskRequest(servedA.port, 'tools/call', { name: 'held', arguments: { label: 'redis-bus' } }));
+      await a.startedOf('redis-bus');
+      const body = modernBody({ id: 'redis-listen', method: 'subscriptions/listen', params: { notifications: { taskIds: [created.taskId] } }, meta: envelope({}, WITH_TASKS) });
+      const live = await openLive({ port: servedB.port }, { method: 'POST', headers: modernHeaders('subscriptions/listen', undefined), body });
+      try {
+        await live.waitFor((text) => text.includes('notifications/subscriptions/acknowledged'));
+        await taskRequest(servedB.port, 'tasks/cancel', { taskId: created.taskId });
+        await waitUntil(() => a.aborted.has('redis-bus'), 'the handler on A to be aborted through the bus');
+        const notification: any = await live.waitForMessage((message) => 'method' in message && message.method === 'notifications/tasks');
+        expect(notification.params).toMatchObject({ taskId: created.taskId, status: 'cancelled' });
+      } finally {
+        live.close();
+      }
     });
   });
 });
