@@ -39,6 +39,8 @@ export const MIDDLEWARE_DEFAULTS = {
    * within it, and it stays below the 30 s most orchestrators wait between SIGTERM and SIGKILL.
    */
   drainTimeout: 10_000,
+  /** Opt-in: loading @opentelemetry/api and starting spans costs something on every request. */
+  tracing: false,
 } as const;
 
 /**

@@ -2,6 +2,7 @@
 export { mcpMiddleware } from './mcp-middleware.js';
 export type { McpRequestHandler, CloseOptions } from './http/mcp-middleware.js';
 export type { McpMiddlewareOptions } from './http/options.js';
+export type { McpEvent, ServingEra, RequestStartEvent, RequestEndEvent, SessionLifecycleEvent, StreamResumedEvent, RequestRefusedEvent } from './observability/events.js';
 export type { McpCorsOptions } from './http/cors.js';
 export { LOOPBACK_HOSTS } from './defaults.js';
 

@@ -19,6 +19,7 @@ export async function handleGet(req: Req, res: ServerResponse, o: ResolvedOption
     const persistedReplies = o.sessionManager.persistedReplies;
     if (persistedReplies && lastEventId !== undefined) {
       // Replay of a persisted stateless stream, on any instance, with no session.
+      if (o.observer.reports) o.observer.emit({ type: 'stream.resumed', era: 'stateless', lastEventId });
       return writeStream(res, persistedReplies.resume(lastEventId, o.principalOf(req)), { keepAlive: o.keepAlive, flushHeaders: true });
     }
     return sendError(res, 405, ErrorCode.ServerError, 'Method Not Allowed: there is no stream to GET without a session; send requests with POST', null, undefined, { Allow: 'POST' });
@@ -37,6 +38,7 @@ export async function handleGet(req: Req, res: ServerResponse, o: ResolvedOption
     const stream = lastEventId !== undefined
       ? await o.sessionManager.resume(sessionId, lastEventId, info)
       : await o.sessionManager.createStandaloneStream(sessionId, info);
+    if (lastEventId !== undefined && o.observer.reports) o.observer.emit({ type: 'stream.resumed', era: 'session', sessionId, lastEventId });
     await writeStream(res, stream, { keepAlive: o.keepAlive, flushHeaders: true });
   } catch (error) {
     if (error instanceof SessionNotFoundError) {

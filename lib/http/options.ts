@@ -14,6 +14,8 @@ import { KeepAliveTicker } from './keep-alive.js';
 import { resolveCors, type McpCorsOptions, type ResolvedCors } from './cors.js';
 import { ListenRegistry } from './listen-registry.js';
 import { TaskBusBridge } from '../tasks/task-bus-bridge.js';
+import type { McpEvent, SessionLifecycleEvent } from '../observability/events.js';
+import { Observer } from '../observability/observer.js';
 
 /** Options of `mcpMiddleware`. Only `server` is required. */
 export interface McpMiddlewareOptions {
@@ -98,6 +100,20 @@ export interface McpMiddlewareOptions {
    */
   onError?: (error: unknown) => void;
   /**
+   * Called with what happens, for metrics and logs (docs/observability.md): each JSON-RPC request's start and end
+   * (method, tool, session, duration, outcome), sessions created, restored, expired and closed, streams resumed, and
+   * requests refused by the Host/Origin checks. Runs inline: keep it fast. A hook that throws goes to `onError`; the
+   * request goes on. Defaults to none (nothing is measured).
+   */
+  onEvent?: (event: McpEvent) => void;
+  /**
+   * OpenTelemetry spans: one per JSON-RPC request (`tools/call add`, with MCP attributes), continuing the trace
+   * context of the request's `params._meta` or of its `traceparent` header, through the app's global tracer
+   * provider and propagator. Needs the package `@opentelemetry/api` (an optional peer dependency), loaded when the
+   * middleware is built: requests before `mcp.ready()` resolves are not traced. Defaults to `false`.
+   */
+  tracing?: boolean;
+  /**
    * Who is asking, from the request: sessions, persisted stateless streams and `requestState` belong to the
    * principal that created them, and any other principal gets 404 (or a refusal). Return a stable user or subject
    * id when one OAuth client serves many users. Defaults to `req.auth?.clientId`.
@@ -147,6 +163,8 @@ export interface ResolvedOptions {
   statelessRuns: Set<() => void>;
   maxBufferedBytes: number;
   onError: (error: unknown) => void;
+  /** The `onEvent` hook and tracing; `observer.active` is false when neither is on. */
+  observer: Observer;
   principalOf: (req: IncomingMessage & { auth?: AuthInfo }) => string | undefined;
   resourceMetadataUrl: string | undefined;
   /** Argument → `x-mcp-header` name of the tool a tools/call names (SEP-2243 `Mcp-Param-*`). */
@@ -177,6 +195,8 @@ const KNOWN_OPTIONS: readonly (keyof McpMiddlewareOptions)[] = [
   'maxListenFilterBytes',
   'maxBufferedBytesPerStream',
   'onError',
+  'onEvent',
+  'tracing',
   'principalOf',
   'resourceMetadataUrl',
   'bus',
@@ -217,6 +237,8 @@ export function resolveOptions(options: McpMiddlewareOptions, defaultSessionMana
   }
   const server = options.server;
   const onError = options.onError ?? defaultOnError;
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function') throw new TypeError('onEvent must be a function (event) => void.');
+  const observer = new Observer(options.onEvent, options.tracing ?? d.tracing, onError, (name) => server.toolDescriptor(name) !== undefined);
   const codec = new RequestStateCodec(options.requestStateSecret, options.requestStateTtlMs ?? d.requestStateTtlMs);
   const cache = server.options.cache;
   const bus = options.bus ?? new InMemoryMessageBus();
@@ -227,12 +249,14 @@ export function resolveOptions(options: McpMiddlewareOptions, defaultSessionMana
   // Side effects last: everything above has been checked.
   const serverEvents = new ServerEventRelay(server, bus, onError);
   const taskEvents = new TaskBusBridge(server, bus, onError, options.bus !== undefined);
-  sessionManager.attach(server, { sseRetry, maxBufferedBytes, onError, bus, serverEvents });
+  const onSessionEvent = options.onEvent ? (event: SessionLifecycleEvent) => observer.emit(event) : undefined;
+  sessionManager.attach(server, { sseRetry, maxBufferedBytes, onError, bus, serverEvents, onSessionEvent });
   server.reportErrorsTo(onError);
   const paramHeaderCache = new WeakMap<object, ReadonlyMap<string, string>>();
   return {
     responseMode,
     onError,
+    observer,
     principalOf: options.principalOf ?? ((req) => req.auth?.clientId),
     resourceMetadataUrl: options.resourceMetadataUrl,
     stateless: new StatelessDispatcher(server, codec, { ttlMs: cache?.ttlMs ?? 0, cacheScope: cache?.cacheScope ?? 'public' }, onError),

@@ -20,6 +20,7 @@ import { formatStreamEvent } from './sse-format.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
 import { requestInfo } from './request-info.js';
 import { refuseWithoutRequiredScopes } from '../auth/step-up.js';
+import type { RequestTracking } from '../observability/observer.js';
 
 type Req = IncomingMessage & { body?: unknown; _body?: boolean; auth?: RequestInfo['authInfo'] };
 
@@ -71,6 +72,7 @@ export async function handlePost(req: Req, res: ServerResponse, o: ResolvedOptio
   try {
     if (parsed.kind === 'request') {
       if (refuseWithoutRequiredScopes(res, o, info, parsed.message)) return;
+      if (o.observer.active) return await observedRequest(req, res, o, sessionId, parsed.message, versionHeader, info);
       const stream = await o.sessionManager.createStream(sessionId, parsed.message, info);
       await writeStream(res, stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse });
     } else {
@@ -81,6 +83,28 @@ export async function handlePost(req: Req, res: ServerResponse, o: ResolvedOptio
     if (error instanceof SessionNotFoundError) return sessionNotFound(res, sessionId, idOf(body));
     throw error;
   }
+}
+
+/** A session request under observation (`onEvent`, `tracing`): the same steps, measured and traced. */
+async function observedRequest(req: Req, res: ServerResponse, o: ResolvedOptions, sessionId: string, request: JsonRpcRequest, versionHeader: string | undefined, info: RequestInfo): Promise<void> {
+  const tracking = o.observer.begin('session', request, sessionId, o.sessionManager.protocolVersionOf(sessionId) ?? versionHeader, req.headers);
+  try {
+    const stream = await tracking.run(() => o.sessionManager.createStream(sessionId, request, info));
+    await writeStream(res, tracking.watch(stream), { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse });
+  } catch (error) {
+    tracking.failed(errorCodeOf(error));
+    throw error;
+  } finally {
+    tracking.end();
+  }
+}
+
+/** The JSON-RPC code the client gets for an error the HTTP layer answers (see the catch blocks and `onUnexpected`). */
+function errorCodeOf(error: unknown): number {
+  if (error instanceof McpError) return error.code;
+  if (error instanceof SessionNotFoundError) return ErrorCode.SessionNotFound;
+  if (error instanceof SessionsUnavailableError) return ErrorCode.ServerError;
+  return ErrorCode.InternalError;
 }
 
 async function initialize(
@@ -104,13 +128,18 @@ async function initialize(
       request.id,
     );
   }
+  const tracking = o.observer.active ? o.observer.begin('session', request, undefined, typeof requested === 'string' ? requested : undefined, res.req.headers) : undefined;
   try {
-    const created = await o.sessionManager.initializeSession(request, info);
-    await writeStream(res, created.stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse, headers: { 'Mcp-Session-Id': created.sessionId } });
+    const created = await (tracking ? tracking.run(() => o.sessionManager.initializeSession(request, info)) : o.sessionManager.initializeSession(request, info));
+    if (tracking) tracking.sessionId = created.sessionId;
+    await writeStream(res, tracking ? tracking.watch(created.stream) : created.stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse, headers: { 'Mcp-Session-Id': created.sessionId } });
   } catch (error) {
+    tracking?.failed(errorCodeOf(error));
     if (error instanceof McpError) return sendError(res, 400, error.code, error.message, request.id, error.data);
     if (error instanceof SessionsUnavailableError) return sendError(res, 503, ErrorCode.ServerError, error.message, request.id, undefined, { 'Retry-After': String(error.retryAfterSeconds) });
     throw error;
+  } finally {
+    tracking?.end();
   }
 }
 
@@ -143,18 +172,27 @@ async function handleBatch(
   if (sessionId === undefined) return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required; send initialize first to get one');
   if (!isValidSessionId(sessionId)) return sessionNotFound(res, sessionId);
   for (const message of messages) if ('method' in message && 'id' in message && refuseWithoutRequiredScopes(res, o, info, message)) return;
+  const trackings: RequestTracking[] = [];
   try {
     const streams: SseStream[] = [];
     for (const message of messages) {
-      if ('method' in message && 'id' in message) streams.push(await o.sessionManager.createStream(sessionId, message, info));
-      else await o.sessionManager.acceptMessage(sessionId, message, info);
+      if (!('method' in message && 'id' in message)) await o.sessionManager.acceptMessage(sessionId, message, info);
+      else if (!o.observer.active) streams.push(await o.sessionManager.createStream(sessionId, message, info));
+      else {
+        const tracking = o.observer.begin('session', message, sessionId, version, res.req.headers);
+        trackings.push(tracking);
+        streams.push(tracking.watch(await tracking.run(() => o.sessionManager.createStream(sessionId, message, info))));
+      }
     }
     if (streams.length === 0) return sendAccepted(res);
     if (o.enableJsonResponse) return await writeBatchPreferJson(res, o, concat(streams));
     await writeStream(res, concat(streams), { keepAlive: o.keepAlive });
   } catch (error) {
+    for (const tracking of trackings) tracking.failed(errorCodeOf(error));
     if (error instanceof SessionNotFoundError) return sessionNotFound(res, sessionId);
     throw error;
+  } finally {
+    for (const tracking of trackings) tracking.end();
   }
 }
 

@@ -1,14 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorResponse, type RequestId } from '../protocol/jsonrpc.js';
 
-/** Writes a JSON body with a status; the one place that serialises HTTP-level JSON. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+/**
+ * Writes a JSON body with a status; the one place that serialises HTTP-level JSON. A body that cannot be serialised
+ * is answered with a -32603 error instead, and the failure goes to `onUnserialisable` (a handler's fault).
+ */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>, onUnserialisable?: (error: unknown) => void): void {
   let text: string;
   try {
     text = JSON.stringify(body);
   } catch (error) {
     // A result that cannot be serialised (a BigInt, a cycle) still ends the request, with the request's id.
     text = JSON.stringify(errorResponse(idOf(body), -32603, `Internal error: the result could not be serialised as JSON (${(error as Error).message})`));
+    onUnserialisable?.(error);
   }
   const unreadBody = mustCloseForBody(res.req, status);
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers, ...(unreadBody ? CLOSE : undefined) });

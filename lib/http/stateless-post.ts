@@ -18,6 +18,7 @@ import { formatStreamEvent } from './sse-format.js';
 import { requestInfo } from './request-info.js';
 import { replyShape, type ReplyMode } from './reply-shape.js';
 import { refuseWithoutRequiredScopes } from '../auth/step-up.js';
+import type { RequestTracking } from '../observability/observer.js';
 
 type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
 
@@ -66,12 +67,39 @@ async function serveStatelessRequest(
   modern: boolean,
   info: RequestInfo,
 ): Promise<void> {
+  const tracking = o.observer.active ? o.observer.begin('stateless', request, undefined, client.protocolVersion, res.req.headers) : undefined;
+  try {
+    return await serveStatelessReply(res, o, request, client, modern, info, tracking);
+  } finally {
+    tracking?.end();
+  }
+}
+
+/** Runs the request and writes its reply; `tracking` (when observed) sees every message of the reply. */
+async function serveStatelessReply(
+  res: ServerResponse,
+  o: ResolvedOptions,
+  request: JsonRpcRequest,
+  client: StatelessClient,
+  modern: boolean,
+  info: RequestInfo,
+  tracking: RequestTracking | undefined,
+): Promise<void> {
   const primes = client.protocolVersion >= PRIMING_MIN_VERSION;
   const persisted = o.sessionManager.persistedReplies?.open(primes, info.principal, request.id);
+  const start = (emit: (message: JsonRpcMessage) => Promise<void> | void) =>
+    tracking
+      ? tracking.run(() =>
+          o.stateless.run(request, client, modern, info, (message) => {
+            tracking.see(message);
+            return emit(message);
+          }),
+        )
+      : o.stateless.run(request, client, modern, info, emit);
   if (persisted) {
     // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
     // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
-    const run = o.stateless.run(request, client, modern, info, (message) => persisted.send(message));
+    const run = start((message) => persisted.send(message));
     // On close(), once the drain time is up, the handler stops (the session manager stores the error ending).
     const stop = () => run.ctx.abort(new Error(SHUTDOWN_REASON));
     o.statelessRuns.add(stop);
@@ -79,17 +107,18 @@ async function serveStatelessRequest(
       o.statelessRuns.delete(stop);
       persisted.complete();
     }).catch(o.onError);
-    await writeStatelessReply(res, persisted.channel, 'sse', modern, o, PERSISTED_PRIMING_HOLD_MS);
+    await writeStatelessReply(res, persisted.channel, 'sse', modern, o, PERSISTED_PRIMING_HOLD_MS, request, tracking);
     return;
   }
   const channel = new SseChannel(o.maxBufferedBytes);
-  const run = o.stateless.run(request, client, modern, info, (message) => {
+  const run = start((message) => {
     channel.push({ message });
     return channel.waitForRoom();
   });
   // A reader too slow for this unresumable reply: it ends with an error response and the handler is cancelled.
   channel.onOverflow = () => {
     channel.clear();
+    tracking?.failed(ErrorCode.ServerError, true);
     channel.push({
       message: errorResponse(
         request.id,
@@ -103,6 +132,7 @@ async function serveStatelessRequest(
   // On close(), once the drain time is up: an error response ends the reply and the handler stops.
   const fail = () => {
     channel.clear();
+    tracking?.failed(ErrorCode.InternalError, true);
     channel.push({ message: errorResponse(request.id, ErrorCode.InternalError, `Internal error: ${SHUTDOWN_REASON}; send the request again if that is safe`) });
     channel.end();
     run.ctx.abort(new Error(SHUTDOWN_REASON));
@@ -115,7 +145,7 @@ async function serveStatelessRequest(
   // Cancels at once when the client already left (e.g. while an upstream middleware awaited).
   const off = onResponseClose(res, () => run.ctx.abort(new Error('The client disconnected')));
   try {
-    await writeStatelessReply(res, channel, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', modern, o, 0);
+    await writeStatelessReply(res, channel, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', modern, o, 0, request, tracking);
   } finally {
     off();
     // A disconnect (2026-07-28) cancels; after a complete reply this is a no-op for a finished handler.
@@ -143,7 +173,16 @@ const TIMED_OUT = Symbol('timed out');
  * with `holdMs` 0 until the first message; otherwise at most `holdMs`, after which the SSE headers and the held
  * priming events go out at once and the rest is streamed (an error arriving later is sent on the stream).
  */
-async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mode: ReplyMode, modern: boolean, o: ResolvedOptions, holdMs: number): Promise<void> {
+async function writeStatelessReply(
+  res: ServerResponse,
+  channel: SseChannel,
+  mode: ReplyMode,
+  modern: boolean,
+  o: ResolvedOptions,
+  holdMs: number,
+  request: JsonRpcRequest,
+  tracking: RequestTracking | undefined,
+): Promise<void> {
   const held: SseEvent[] = [];
   const startSse = () => {
     res.writeHead(200, SSE_HEADERS);
@@ -184,7 +223,7 @@ async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mod
       pending = channel.next();
       continue;
     }
-    if (shape.kind === 'json') return sendJson(res, shape.status, message);
+    if (shape.kind === 'json') return sendJson(res, shape.status, message, undefined, (error) => reportUnserialisable(o, request, error, tracking));
     // SSE from here on: held priming, this first message, then the rest of the channel.
     startSse();
     res.write(formatStreamEvent(event));
@@ -195,6 +234,12 @@ async function writeStatelessReply(res: ServerResponse, channel: SseChannel, mod
     await writeStream(res, channel, { keepAlive: o.keepAlive, headersSent: true });
     return;
   }
+}
+
+/** A handler's result that JSON cannot carry (a BigInt, a cycle): the client got -32603; the fault is the server's. */
+function reportUnserialisable(o: ResolvedOptions, request: JsonRpcRequest, error: unknown, tracking: RequestTracking | undefined): void {
+  tracking?.failed(ErrorCode.InternalError, true);
+  o.onError(new Error(`The response to ${request.method} (id ${JSON.stringify(request.id)}) could not be serialised as JSON; the client got -32603 instead`, { cause: error }));
 }
 
 /** `promise`'s value, or `TIMED_OUT` when it has not settled within `ms` (it keeps running). */

@@ -4,6 +4,7 @@ import { McpError } from '../protocol/mcp-error.js';
 import type { CallToolResult, ToolAnnotations } from '../protocol/types.js';
 import type { TaskSupport } from '../tasks/task-constants.js';
 import type { RequestContext } from './request-context.js';
+import { ToolOutputError } from './tool-output-error.js';
 import { describeZodError, toObjectJsonSchema, toZodSchema, type ZodObjectInput } from './zod-json-schema.js';
 
 /** The arguments a handler receives for an input schema given as a zod schema or raw shape. */
@@ -194,11 +195,11 @@ export class ToolRegistry {
     }
     if (entry.output && !result.isError) {
       if (result.structuredContent === undefined) {
-        throw new McpError(ErrorCode.InternalError, `Tool ${name} declares an outputSchema but returned no structuredContent`);
+        throw new ToolOutputError(`Tool ${name} declares an outputSchema but returned no structuredContent`);
       }
       const checked = entry.output.safeParse(result.structuredContent);
       if (!checked.success) {
-        throw new McpError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that does not match its outputSchema: ${describeZodError(checked.error)}`);
+        throw new ToolOutputError(`Tool ${name} returned structuredContent that does not match its outputSchema: ${describeZodError(checked.error)}`);
       }
     }
     return result;

@@ -3,6 +3,7 @@ import type { AuthInfo } from '../protocol/types.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { MessageBus } from '../store/message-bus.js';
 import type { ServerEvents } from './server-event-relay.js';
+import type { SessionLifecycleEvent } from '../observability/events.js';
 import type { SseChannel } from './sse-channel.js';
 import type { SseStream } from '../store/sse-event.js';
 
@@ -31,6 +32,11 @@ export interface TransportSettings {
   bus: MessageBus;
   /** The server's change events, from every instance (through the bus). */
   serverEvents: ServerEvents;
+  /**
+   * Reports a session created, restored, expired or closed (the middleware's `onEvent`); undefined when nobody
+   * listens. A custom manager calls it the same way.
+   */
+  onSessionEvent?: (event: SessionLifecycleEvent) => void;
 }
 
 /** One stateless reply stored event by event, so that the client can resume it with `Last-Event-ID`. */
