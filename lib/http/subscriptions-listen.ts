@@ -75,7 +75,14 @@ export async function serveListen(req: IncomingMessage, res: ServerResponse, o: 
     }
     owner = principalTag(o.principalOf(req));
     // Only the caller's own tasks: unknown ids, expired tasks and other principals' tasks are left out alike.
-    const found = await Promise.all(ids.map((id) => tasks.store.get(id).catch((error: unknown) => (o.onError(error), undefined))));
+    const found = await Promise.all(
+      ids.map((id) =>
+        tasks.store.get(id).catch((error: unknown) => {
+          o.onError(error);
+          return undefined;
+        }),
+      ),
+    );
     honoured.taskIds = ids.filter((_id, index) => found[index]?.owner === owner);
     watchedTasks = new Set(honoured.taskIds);
     alreadyEnded = found.filter((task): task is TaskRecord => task !== undefined && task.owner === owner && isTerminalStatus(task.status));
