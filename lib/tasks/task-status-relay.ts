@@ -1,4 +1,5 @@
 import type { McpServer } from '../server/mcp-server.js';
+import { BusRelay } from '../store/bus-relay.js';
 import type { MessageBus } from '../store/message-bus.js';
 import type { TaskRecord } from './task-store.js';
 
@@ -13,63 +14,12 @@ export const TASK_STATUS_CHANNEL = 'task-status';
 
 /**
  * Carries the task status changes of a server through the message bus, so that a `subscriptions/listen` stream
- * on any instance hears of a task that runs, is answered or is cancelled on another: changes made through this
- * instance are published, and what the bus delivers (this instance's own changes included) goes to the local
- * listeners. When the bus refuses a publish the change still reaches this instance's listeners.
+ * on any instance hears of a task that runs, is answered or is cancelled on another. What the bus carries is what
+ * a listener may send, plus the owner it is checked against: never the client's answers or the lease.
  */
-export class TaskStatusRelay implements TaskStatusEvents {
-  private readonly listeners = new Set<(task: TaskRecord) => void>();
-  private readonly detachServer: () => void;
-  private readonly subscribed: Promise<(() => Promise<void>) | undefined>;
-
-  constructor(
-    server: McpServer,
-    private readonly bus: MessageBus,
-    private readonly onError: (error: unknown) => void,
-  ) {
-    this.detachServer = server.addTaskStatusListener((task) => {
-      // What the bus carries is what a listener may send, plus the owner it is checked against.
-      const message = withoutPrivateFields(task);
-      this.bus.publish(TASK_STATUS_CHANNEL, message).catch((error: unknown) => {
-        this.onError(error);
-        this.deliver(message);
-      });
-    });
-    this.subscribed = this.bus.subscribe(TASK_STATUS_CHANNEL, (message) => this.deliver(message)).catch((error: unknown) => {
-      this.onError(error);
-      return undefined;
-    });
-  }
-
-  /** Resolves once changes from the bus are being received. */
-  async ready(): Promise<void> {
-    await this.subscribed;
-  }
-
-  subscribe(listener: (task: TaskRecord) => void): () => void {
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
-  }
-
-  async stop(): Promise<void> {
-    this.detachServer();
-    this.listeners.clear();
-    const unsubscribe = await this.subscribed;
-    await unsubscribe?.().catch(this.onError);
-  }
-
-  private deliver(message: unknown): void {
-    if (!isTaskRecord(message)) return;
-    for (const listener of this.listeners) {
-      try {
-        listener(message);
-      } catch (error) {
-        // A listener that throws must not stop the others.
-        this.onError(error);
-      }
-    }
+export class TaskStatusRelay extends BusRelay<TaskRecord> implements TaskStatusEvents {
+  constructor(server: McpServer, bus: MessageBus, onError: (error: unknown) => void) {
+    super(bus, TASK_STATUS_CHANNEL, (publish) => server.addTaskStatusListener((task) => publish(withoutPrivateFields(task))), isTaskRecord, onError);
   }
 }
 
