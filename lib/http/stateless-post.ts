@@ -19,6 +19,7 @@ import { requestInfo } from './request-info.js';
 import { replyShape, type ReplyMode } from './reply-shape.js';
 import { refuseWithoutRequiredScopes } from '../auth/step-up.js';
 import type { RequestTracking } from '../observability/observer.js';
+import type { StatelessRun } from '../session/stateless-dispatcher.js';
 
 type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
 
@@ -87,19 +88,10 @@ async function serveStatelessReply(
 ): Promise<void> {
   const primes = client.protocolVersion >= PRIMING_MIN_VERSION;
   const persisted = o.sessionManager.persistedReplies?.open(primes, info.principal, request.id);
-  const start = (emit: (message: JsonRpcMessage) => Promise<void> | void) =>
-    tracking
-      ? tracking.run(() =>
-          o.stateless.run(request, client, modern, info, (message) => {
-            tracking.see(message);
-            return emit(message);
-          }),
-        )
-      : o.stateless.run(request, client, modern, info, emit);
   if (persisted) {
     // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
     // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
-    const run = start((message) => persisted.send(message));
+    const run = startRun(o, request, client, modern, info, tracking, (message) => persisted.send(message));
     // On close(), once the drain time is up, the handler stops (the session manager stores the error ending).
     const stop = () => run.ctx.abort(new Error(SHUTDOWN_REASON));
     o.statelessRuns.add(stop);
@@ -111,32 +103,27 @@ async function serveStatelessReply(
     return;
   }
   const channel = new SseChannel(o.maxBufferedBytes);
-  const run = start((message) => {
+  const run = startRun(o, request, client, modern, info, tracking, (message) => {
     channel.push({ message });
     return channel.waitForRoom();
   });
-  // A reader too slow for this unresumable reply: it ends with an error response and the handler is cancelled.
-  channel.onOverflow = () => {
+  /** Ends the reply with an error response in place of what still waits, and cancels the handler. */
+  const endWithError = (code: number, message: string, reason: string) => {
     channel.clear();
-    tracking?.failed(ErrorCode.ServerError, true);
-    channel.push({
-      message: errorResponse(
-        request.id,
-        ErrorCode.ServerError,
-        `The client read this response too slowly: more than ${o.maxBufferedBytes} bytes waited to be sent (option maxBufferedBytesPerStream); the request was cancelled`,
-      ),
-    });
+    tracking?.failed(code, true);
+    channel.push({ message: errorResponse(request.id, code, message) });
     channel.end();
-    run.ctx.abort(new Error('The client read the response too slowly'));
+    run.ctx.abort(new Error(reason));
   };
-  // On close(), once the drain time is up: an error response ends the reply and the handler stops.
-  const fail = () => {
-    channel.clear();
-    tracking?.failed(ErrorCode.InternalError, true);
-    channel.push({ message: errorResponse(request.id, ErrorCode.InternalError, `Internal error: ${SHUTDOWN_REASON}; send the request again if that is safe`) });
-    channel.end();
-    run.ctx.abort(new Error(SHUTDOWN_REASON));
-  };
+  // A reader too slow for this unresumable reply.
+  channel.onOverflow = () =>
+    endWithError(
+      ErrorCode.ServerError,
+      `The client read this response too slowly: more than ${o.maxBufferedBytes} bytes waited to be sent (option maxBufferedBytesPerStream); the request was cancelled`,
+      'The client read the response too slowly',
+    );
+  // On close(), once the drain time is up.
+  const fail = () => endWithError(ErrorCode.InternalError, `Internal error: ${SHUTDOWN_REASON}; send the request again if that is safe`, SHUTDOWN_REASON);
   o.statelessRuns.add(fail);
   void run.done.finally(() => {
     o.statelessRuns.delete(fail);
@@ -151,6 +138,25 @@ async function serveStatelessReply(
     // A disconnect (2026-07-28) cancels; after a complete reply this is a no-op for a finished handler.
     if (!res.writableFinished) run.ctx.abort(new Error('The client disconnected'));
   }
+}
+
+/** Starts the handler; when observed, inside the request's span and with every message shown to `tracking`. */
+function startRun(
+  o: ResolvedOptions,
+  request: JsonRpcRequest,
+  client: StatelessClient,
+  modern: boolean,
+  info: RequestInfo,
+  tracking: RequestTracking | undefined,
+  emit: (message: JsonRpcMessage) => Promise<void> | void,
+): StatelessRun {
+  if (!tracking) return o.stateless.run(request, client, modern, info, emit);
+  return tracking.run(() =>
+    o.stateless.run(request, client, modern, info, (message) => {
+      tracking.see(message);
+      return emit(message);
+    }),
+  );
 }
 
 /** Why a stateless request still running when a drain ended was stopped. */
