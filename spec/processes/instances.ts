@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { LiveResponse } from '../helpers/http-helpers.js';
 import { freePort, withParentDeathSignal } from '../helpers/redis-server.js';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -161,4 +162,25 @@ export async function stopInstance(instance: ExampleInstance, graceMs = 15_000):
   const exit = await instance.exited;
   clearTimeout(killer);
   return exit;
+}
+
+/**
+ * A pool of example instances for the test file: `start` runs for each name in `beforeAll`, every live response in
+ * `open` is closed after each test, and the instances are stopped (then any survivor killed) in `afterAll`.
+ */
+export function usePool(names: readonly string[], start: (name: string) => Promise<ExampleInstance>): { pool: ExampleInstance[]; open: LiveResponse[] } {
+  const pool: ExampleInstance[] = [];
+  const open: LiveResponse[] = [];
+  beforeAll(async () => {
+    assertExampleBuilt();
+    for (const name of names) pool.push(await start(name));
+  }, 120_000);
+  afterEach(() => {
+    for (const live of open.splice(0)) live.close();
+  });
+  afterAll(async () => {
+    await Promise.all(pool.map((instance) => stopInstance(instance)));
+    await killAll();
+  }, 60_000);
+  return { pool, open };
 }

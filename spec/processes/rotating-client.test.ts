@@ -35,7 +35,7 @@ describe('in-process instances', () => {
 });
 
 describeWithRedis('the example as three processes sharing Redis', (redis) => {
-  let instances: ExampleInstance[] = [];
+  const instances: ExampleInstance[] = [];
   beforeAll(async () => {
     assertExampleBuilt();
     for (const name of ['A', 'B', 'C']) instances.push(await startInstance({ name, redisUrl, keyPrefix: redis.runPrefix }));

@@ -1,13 +1,6 @@
-/**
- * Issue 9: SIGKILL to an example process while `slow_count` streams from it. The connection just drops; the client
- * resumes on another process from its last event id, gets every event the killed process stored, none twice, and
- * then, once the stream's lease has lapsed (LEASE_TTL_MS), the lost-request error for its request. A second resume
- * from the stream's first event, on the third process, sees the same stored events and the same ending.
- * 20 trials, each with a fresh session; the killed process is replaced by a new one for the next trial.
- */
-import type { LiveResponse } from '../helpers/http-helpers.js';
+
 import { describeWithRedis, redisUrl } from '../helpers/redis.js';
-import { assertExampleBuilt, killAll, startInstance, stopInstance, type ExampleInstance } from './instances.js';
+import { startInstance, usePool, } from './instances.js';
 import { endedWithin, eventIdsOf, lastIdOf, newSession, oneTo, progressOf, resume, startSlowCount } from './slow-count-calls.js';
 
 const TRIALS = 20;
@@ -16,21 +9,8 @@ const LEASE_TTL_MS = 1000;
 const MARGIN_MS = 5000;
 
 describeWithRedis('SIGKILL while slow_count streams (example processes sharing Redis)', (redis) => {
-  const pool: ExampleInstance[] = [];
-  const open: LiveResponse[] = [];
   const start = (name: string) => startInstance({ name, redisUrl, keyPrefix: redis.runPrefix, leaseTtlMs: LEASE_TTL_MS });
-
-  beforeAll(async () => {
-    assertExampleBuilt();
-    for (const name of ['A', 'B', 'C']) pool.push(await start(name));
-  }, 120_000);
-  afterEach(() => {
-    for (const live of open.splice(0)) live.close();
-  });
-  afterAll(async () => {
-    await Promise.all(pool.map((instance) => stopInstance(instance)));
-    await killAll();
-  }, 60_000);
+  const { pool, open } = usePool(['A', 'B', 'C'], start);
 
   test(`${TRIALS} trials: the resume elsewhere gets every stored event once, then the lost-request error`, async () => {
     for (let trial = 0; trial < TRIALS; trial++) {

@@ -1,12 +1,6 @@
-/**
- * Issue 9: SIGTERM to an example process while `slow_count` streams from it. The process drains: the stream ends
- * with a bare `retry:` hint, the client resumes on another process from its last event id, and gets every progress
- * notification and the result, none twice; the signalled process finishes the call into Redis and exits 0.
- * 20 trials, each with a fresh session; the signalled process is replaced by a new one for the next trial.
- */
-import type { LiveResponse } from '../helpers/http-helpers.js';
+
 import { describeWithRedis, redisUrl } from '../helpers/redis.js';
-import { assertExampleBuilt, killAll, startInstance, stopInstance, type ExampleInstance } from './instances.js';
+import { startInstance, usePool, } from './instances.js';
 import { endedWithin, eventIdsOf, lastIdOf, newSession, oneTo, progressOf, resume, startSlowCount } from './slow-count-calls.js';
 
 const TRIALS = 20;
@@ -14,21 +8,8 @@ const N = 20;
 const INTERVAL_MS = 30;
 
 describeWithRedis('SIGTERM while slow_count streams (example processes sharing Redis)', (redis) => {
-  const pool: ExampleInstance[] = [];
-  const open: LiveResponse[] = [];
   const start = (name: string) => startInstance({ name, redisUrl, keyPrefix: redis.runPrefix, leaseTtlMs: 1000, drainTimeoutMs: 5000 });
-
-  beforeAll(async () => {
-    assertExampleBuilt();
-    for (const name of ['A', 'B', 'C']) pool.push(await start(name));
-  }, 120_000);
-  afterEach(() => {
-    for (const live of open.splice(0)) live.close();
-  });
-  afterAll(async () => {
-    await Promise.all(pool.map((instance) => stopInstance(instance)));
-    await killAll();
-  }, 60_000);
+  const { pool, open } = usePool(['A', 'B', 'C'], start);
 
   test(`${TRIALS} trials: the client resumes on another instance and gets every progress event and the result, once`, async () => {
     for (let trial = 0; trial < TRIALS; trial++) {
