@@ -3,6 +3,7 @@ import { isClientResultFor } from '../protocol/client-requests.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
+import { ToolOutputError } from '../server/tool-output-error.js';
 import { clientCapabilityFor } from '../protocol/methods.js';
 import type { CallToolResult } from '../protocol/types.js';
 import { InputRequiredSignal, type InputRequest } from '../server/input-required.js';
@@ -330,6 +331,8 @@ export class TaskExecution implements RequestChannel {
           continue;
         }
         thrown = error;
+        // A server fault the client only sees as -32603 (an unexpected error, a result breaking its outputSchema).
+        if (!(error instanceof McpError) || error instanceof ToolOutputError) this.settings.onError(error);
         outcome = { status: 'failed', error: toTaskError(error) };
       }
       return this.settle(outcome, thrown);
