@@ -69,3 +69,24 @@ export function countOpenResponses(app: express.Express): { readonly open: numbe
   });
   return counter;
 }
+
+/** A started Express app of a test (listening on 127.0.0.1, random port): its base URL and close(). */
+export interface ListeningApp {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Listens `app` on 127.0.0.1 (random port); close() closes `mcp` first, then every connection and the server. */
+export async function listenApp(app: express.Express, mcp: { close(): Promise<void> }): Promise<ListeningApp> {
+  const http = await new Promise<Server>((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () => resolve(server));
+  });
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    async close() {
+      await mcp.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

@@ -3,11 +3,10 @@
  * path reach `mcp.errorHandler` and become JSON-RPC errors; everything else goes on to the app's own handlers.
  */
 import express from 'express';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { z } from 'zod';
 import { McpServer, mcpMiddleware, type McpRequestHandler } from '../../lib/index.js';
+import { listenApp } from '../helpers/serve.js';
 import { ACCEPT_BOTH, toolCall } from '../helpers/wire.js';
 
 const HEADERS = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' };
@@ -38,18 +37,7 @@ async function start(parser: express.RequestHandler, mount: (app: express.Expres
     appErrors.push(error);
     res.status(599).json({ handledBy: 'app' });
   });
-  const http = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-    appErrors,
-    async close() {
-      await mcp.close();
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
-  };
+  return { ...(await listenApp(app, mcp)), appErrors };
 }
 
 let app: App | undefined;

@@ -3,36 +3,22 @@
  * headers exposed to pages of the listed origins, and those origins accepted by the Origin check.
  */
 import express from 'express';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { InvalidTokenError, McpServer, mcpMiddleware, requireBearerAuth, type McpMiddlewareOptions, type McpRequestHandler } from '../../lib/index.js';
+import { listenApp, type ListeningApp } from '../helpers/serve.js';
 import { ACCEPT_BOTH } from '../helpers/wire.js';
 
 const APP_ORIGIN = 'https://app.example.com';
 const HEADERS = { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' };
 const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
 
-interface App {
-  url: string;
-  close(): Promise<void>;
-}
+type App = ListeningApp;
 
 async function start(options: Partial<McpMiddlewareOptions>, mount: (app: express.Express, mcp: McpRequestHandler) => void = (app, mcp) => app.use(mcp)): Promise<App> {
   const app = express();
   const mcp = mcpMiddleware({ server: new McpServer({ name: 'cors', version: '1.0.0' }), ...options });
   mount(app, mcp);
-  const http = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-    async close() {
-      await mcp.close();
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
-  };
+  return listenApp(app, mcp);
 }
 
 let app: App | undefined;

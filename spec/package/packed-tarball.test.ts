@@ -54,6 +54,8 @@ async function exec(file: string, args: string[], cwd: string, timeout: number):
     fs.mkdirSync(consumer);
     fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }));
     for (const file of fs.readdirSync(fixture)) fs.copyFileSync(path.join(fixture, file), path.join(consumer, file));
+    // One consumer, compiled twice: as consumer.mts against the ESM declarations, as consumer.cts against the CommonJS.
+    fs.copyFileSync(path.join(fixture, 'consumer.mts'), path.join(consumer, 'consumer.cts'));
     await exec(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, 'express@5', 'zod@4', 'redis@5', '@types/express@5', '@types/node@20'], consumer, 240_000);
   }, 600_000);
 

@@ -1,4 +1,5 @@
-// Compiled by spec/package/packed-tarball.test.ts against the installed tarball (ESM declarations), with strict,
+// Compiled by spec/package/packed-tarball.test.ts against the installed tarball twice (as this file against the ESM
+// declarations, and copied to consumer.cts against the CommonJS ones), with strict,
 // exactOptionalPropertyTypes and skipLibCheck: false. Each @ts-expect-error is a type the package must reject.
 import express from 'express';
 import { z } from 'zod';
