@@ -19,11 +19,9 @@ import {
   type McpRequestHandler,
 } from '../../lib/index.js';
 
-export const MODERN = '2026-07-28';
-export const ACCEPT_BOTH = 'application/json, text/event-stream';
-export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+import { ACCEPT_BOTH, MODERN, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from '../helpers/modern.js';
+
+export { ACCEPT_BOTH, MODERN, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION };
 
 /** The header the test auth middleware reads the principal from (absent: an anonymous request). */
 export const PRINCIPAL_HEADER = 'X-Fuzz-Principal';
