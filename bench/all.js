@@ -36,6 +36,8 @@ const steps = smoke
       ['fanout', ['bench/fanout.js', '--smoke']],
       ['redis-trips', ['bench/redis-trips.js', '--smoke']],
       ['socket-writes', ['bench/socket-writes.js', '--smoke']],
+      // docs/benchmarks.md and docs/benchmarks.svg are what the committed bench/results give (no hand-edited figures).
+      ['chart', ['scripts/bench-chart.js', '--check']],
     ]
   : [
       ['throughput', ['bench/run.js', '--rounds', process.env.BENCH_ROUNDS ?? '3']],
