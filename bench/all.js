@@ -71,7 +71,12 @@ if (values.head) {
   process.env.BENCH_DIST = dist;
   process.env.BENCH_COMMIT = commit;
 }
-const removeHeadBuild = () => headDir && fs.rmSync(headDir, { recursive: true, force: true });
+// A smoke run's results go to a temp directory of its own, removed at the end.
+if (smoke && !process.env.BENCH_SMOKE_DIR) process.env.BENCH_SMOKE_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-express-bench-smoke-'));
+const removeTemporaryFiles = () => {
+  if (headDir) fs.rmSync(headDir, { recursive: true, force: true });
+  if (smoke) fs.rmSync(process.env.BENCH_SMOKE_DIR, { recursive: true, force: true });
+};
 
 const started = Date.now();
 for (const [name, args] of steps) {
@@ -80,9 +85,9 @@ for (const [name, args] of steps) {
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
     console.error(`\nbench ${name} failed (exit ${result.status ?? result.signal})`);
-    removeHeadBuild();
+    removeTemporaryFiles();
     process.exit(result.status || 1);
   }
 }
-removeHeadBuild();
+removeTemporaryFiles();
 console.log(`\nbench${smoke ? ' smoke' : ''}: done in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -87,7 +87,7 @@ function readOptions() {
     rounds: Math.floor(num('rounds', 'BENCH_ROUNDS', 2, 1)),
     connections: Math.floor(num('connections', 'BENCH_CONNECTIONS', 10, 1)),
     pipelining: Math.floor(num('pipelining', 'BENCH_PIPELINING', 1, 1)),
-    out: path.resolve(values.out ?? env.BENCH_OUT ?? (smoke ? path.join(os.tmpdir(), `mcp-express-bench-smoke-${process.pid}.json`) : path.join(resultsDir, 'throughput.json'))),
+    out: path.resolve(values.out ?? env.BENCH_OUT ?? (smoke ? path.join(process.env.BENCH_SMOKE_DIR || os.tmpdir(), `mcp-express-bench-smoke-${process.pid}.json`) : path.join(resultsDir, 'throughput.json'))),
     profile: values.profile ?? env.BENCH_PROFILE,
     profileInterval: Math.floor(num('profile-interval', 'BENCH_PROFILE_INTERVAL', 100, 10)),
     altDist: values['alt-dist'] ?? env.BENCH_ALT_DIST,

@@ -150,7 +150,7 @@ function machine() {
 
 /** Writes `bench/results/<name>.json` (or `out`), unless this is a smoke run (then a temp file). */
 function writeResult(name, report, { smoke, out } = {}) {
-  const file = out ?? (smoke ? path.join(os.tmpdir(), `mcp-express-bench-smoke-${name}-${process.pid}.json`) : path.join(resultsDir, `${name}.json`));
+  const file = out ?? (smoke ? path.join(process.env.BENCH_SMOKE_DIR || os.tmpdir(), `mcp-express-bench-smoke-${name}-${process.pid}.json`) : path.join(resultsDir, `${name}.json`));
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify({ scenario: name, date: new Date().toISOString(), machine: machine(), ...report }, null, 2)}\n`);
   console.log(`results: ${path.relative(process.cwd(), file)}`);
