@@ -19,8 +19,10 @@ export function assertExampleBuilt(): void {
 }
 
 export interface InstanceOptions {
-  /** `REDIS_URL` of the instance. */
+  /** `REDIS_URL` of the instance (ignored with `redisClusterNodes`). */
   redisUrl: string;
+  /** `REDIS_CLUSTER_NODES` (`host:port,…`): the instance uses a Redis Cluster instead. */
+  redisClusterNodes?: string;
   /** `REDIS_KEY_PREFIX`: keeps this test run's keys and bus channels apart from any other's. */
   keyPrefix: string;
   /** `LEASE_TTL_MS`. Defaults to the example's (10000). */
@@ -86,6 +88,10 @@ function startOn(port: number, options: InstanceOptions): Promise<ExampleInstanc
     REDIS_KEY_PREFIX: options.keyPrefix,
   };
   delete env.REDIS_CLUSTER_NODES;
+  if (options.redisClusterNodes !== undefined) {
+    delete env.REDIS_URL;
+    env.REDIS_CLUSTER_NODES = options.redisClusterNodes;
+  }
   delete env.MCP_LEGACY_SESSIONS;
   if (options.leaseTtlMs !== undefined) env.LEASE_TTL_MS = String(options.leaseTtlMs);
   if (options.drainTimeoutMs !== undefined) env.DRAIN_TIMEOUT_MS = String(options.drainTimeoutMs);

@@ -1,9 +1,11 @@
 /**
  * Issue 9: an official SDK v1 client session whose HTTP requests rotate over three instances, first three
- * in-process instances sharing in-memory stores and a bus, then three processes of the built example sharing Redis.
+ * in-process instances sharing in-memory stores and a bus, then three processes of the built example sharing Redis,
+ * then the same on a local 3-master Redis Cluster (REDIS_CLUSTER_NODES).
  */
 import { z } from 'zod';
 import { describeWithRedis, redisUrl } from '../helpers/redis.js';
+import { describeWithRedisCluster } from '../helpers/redis-cluster.js';
 import { sharedStores, startInstance as startInProcess, type Instance, type Journal } from '../cluster/fixture.js';
 import { callTool } from '../helpers/modern.js';
 import { clientHeaders, openLive } from '../helpers/http-helpers.js';
@@ -34,6 +36,28 @@ describe('in-process instances', () => {
   });
 });
 
+/** The rotating session against example processes: their sum and elicitation fixtures, and the tool-change trigger. */
+function runOnExample(instances: readonly ExampleInstance[]): Promise<void> {
+  return runRotatingSession({
+    ports: instances.map((instance) => instance.port),
+    sumTool: 'sum',
+    elicitation: { tool: 'test_elicitation', arguments: { message: 'Who are you?' }, resultContains: 'User response: action=accept, content={"name":"Ada","username":"ada"' },
+    triggerToolListChanged: async (port, sessionId, protocolVersion) => {
+      const trigger = await openLive(
+        { port },
+        {
+          method: 'POST',
+          headers: clientHeaders(protocolVersion, sessionId),
+          body: { jsonrpc: '2.0', id: 'trigger', method: 'tools/call', params: { name: 'test_trigger_tool_change', arguments: {} } },
+          waitForHeaders: false,
+        },
+      );
+      await trigger.ended;
+      expect(trigger.messages().at(-1)).toMatchObject({ id: 'trigger', result: { content: [{ text: 'Mutation triggered' }] } });
+    },
+  });
+}
+
 describeWithRedis('the example as three processes sharing Redis', (redis) => {
   const instances: ExampleInstance[] = [];
   beforeAll(async () => {
@@ -46,24 +70,7 @@ describeWithRedis('the example as three processes sharing Redis', (redis) => {
   }, 60_000);
 
   test('an SDK v1 session rotating over three processes: calls, progress, elicitation, list_changed, DELETE', async () => {
-    await runRotatingSession({
-      ports: instances.map((instance) => instance.port),
-      sumTool: 'sum',
-      elicitation: { tool: 'test_elicitation', arguments: { message: 'Who are you?' }, resultContains: 'User response: action=accept, content={"name":"Ada","username":"ada"' },
-      triggerToolListChanged: async (port, sessionId, protocolVersion) => {
-        const trigger = await openLive(
-          { port },
-          {
-            method: 'POST',
-            headers: clientHeaders(protocolVersion, sessionId),
-            body: { jsonrpc: '2.0', id: 'trigger', method: 'tools/call', params: { name: 'test_trigger_tool_change', arguments: {} } },
-            waitForHeaders: false,
-          },
-        );
-        await trigger.ended;
-        expect(trigger.messages().at(-1)).toMatchObject({ id: 'trigger', result: { content: [{ text: 'Mutation triggered' }] } });
-      },
-    });
+    await runOnExample(instances);
     for (const instance of instances) expect([instance.name, instance.hasExited]).toEqual([instance.name, false]);
   });
 
@@ -106,3 +113,24 @@ async function waitForOutput(instance: ExampleInstance, line: string, timeoutMs 
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+describeWithRedisCluster('the example as three processes on a Redis Cluster (REDIS_CLUSTER_NODES)', (cluster) => {
+  const instances: ExampleInstance[] = [];
+  beforeAll(async () => {
+    assertExampleBuilt();
+    const redisClusterNodes = cluster()
+      .rootNodes.map((node) => new URL(node.url).host)
+      .join(',');
+    const keyPrefix = `mcp-express-test:${Date.now()}-${Math.random().toString(36).slice(2)}:`;
+    for (const name of ['A', 'B', 'C']) instances.push(await startInstance({ name, redisUrl, redisClusterNodes, keyPrefix }));
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(instances.map((instance) => stopInstance(instance)));
+    await killAll();
+  }, 60_000);
+
+  test('an SDK v1 session rotating over three processes: calls, progress, elicitation, list_changed, DELETE', async () => {
+    await runOnExample(instances);
+    for (const instance of instances) expect([instance.name, instance.hasExited]).toEqual([instance.name, false]);
+  });
+});
