@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type { SseEvent, SseStream } from '../store/sse-event.js';
 import type { KeepAliveTicker } from './keep-alive.js';
 import { sendJson } from './respond.js';

@@ -43,16 +43,8 @@ export async function serveListen(req: IncomingMessage, res: ServerResponse, o: 
   if (Array.isArray(requested.resourceSubscriptions) && capabilities.resources?.subscribe) {
     const uris = requested.resourceSubscriptions.filter((uri) => typeof uri === 'string');
     // The filter lives as long as the stream: bounded in count and size, like a session's subscriptions.
-    const length = uris.reduce((total, uri) => total + uri.length, 0);
-    if (uris.length > o.listens.maxFilterUris || length > o.listens.maxFilterBytes) {
-      return sendError(
-        res,
-        400,
-        ErrorCode.InvalidParams,
-        `Invalid params: notifications.resourceSubscriptions names ${uris.length} URIs of ${length} characters in all; this server takes at most ${o.listens.maxFilterUris} URIs (option maxListenFilterUris) of ${o.listens.maxFilterBytes} characters (option maxListenFilterBytes)`,
-        request.id,
-      );
-    }
+    const tooLarge = filterTooLarge(o, 'resourceSubscriptions', uris, 'URIs');
+    if (tooLarge) return sendError(res, 400, ErrorCode.InvalidParams, tooLarge, request.id);
     honoured.resourceSubscriptions = uris;
     subscribed = new Set(uris);
   }
@@ -63,16 +55,8 @@ export async function serveListen(req: IncomingMessage, res: ServerResponse, o: 
   if (Array.isArray(requested.taskIds) && tasks) {
     const ids = [...new Set(requested.taskIds.filter((id) => typeof id === 'string' && id.length > 0))];
     // Bounded like resourceSubscriptions (each id is also one store read).
-    const length = ids.reduce((total, id) => total + id.length, 0);
-    if (ids.length > o.listens.maxFilterUris || length > o.listens.maxFilterBytes) {
-      return sendError(
-        res,
-        400,
-        ErrorCode.InvalidParams,
-        `Invalid params: notifications.taskIds names ${ids.length} tasks of ${length} characters in all; this server takes at most ${o.listens.maxFilterUris} ids (option maxListenFilterUris) of ${o.listens.maxFilterBytes} characters (option maxListenFilterBytes)`,
-        request.id,
-      );
-    }
+    const tooLarge = filterTooLarge(o, 'taskIds', ids, 'ids');
+    if (tooLarge) return sendError(res, 400, ErrorCode.InvalidParams, tooLarge, request.id);
     owner = principalTag(o.principalOf(req));
     // Only the caller's own tasks: unknown ids, expired tasks and other principals' tasks are left out alike.
     const found = await Promise.all(
@@ -148,4 +132,11 @@ export async function serveListen(req: IncomingMessage, res: ServerResponse, o: 
   o.listens.open.add(end);
   // Frees the slot at once when the client already left (e.g. while an upstream middleware awaited).
   onResponseClose(res, cleanup);
+}
+
+/** Why a listen filter list is over `maxListenFilterUris` / `maxListenFilterBytes`, or undefined when it is not. */
+function filterTooLarge(o: ResolvedOptions, field: string, entries: readonly string[], noun: string): string | undefined {
+  const length = entries.reduce((total, entry) => total + entry.length, 0);
+  if (entries.length <= o.listens.maxFilterUris && length <= o.listens.maxFilterBytes) return undefined;
+  return `Invalid params: notifications.${field} names ${entries.length} ${noun} of ${length} characters in all; this server takes at most ${o.listens.maxFilterUris} ${noun} (option maxListenFilterUris) of ${o.listens.maxFilterBytes} characters (option maxListenFilterBytes)`;
 }

@@ -9,7 +9,7 @@ import { describeWithRedisCluster } from '../helpers/redis-cluster.js';
 import { sharedStores, startInstance as startInProcess, type Instance, type Journal } from '../cluster/fixture.js';
 import { callTool } from '../helpers/modern.js';
 import { clientHeaders, openLive } from '../helpers/http-helpers.js';
-import { assertExampleBuilt, killAll, startInstance, stopInstance, type ExampleInstance } from './instances.js';
+import { startInstance, usePool, type ExampleInstance } from './instances.js';
 import { runRotatingSession } from './rotating-client.js';
 
 describe('in-process instances', () => {
@@ -59,15 +59,7 @@ function runOnExample(instances: readonly ExampleInstance[]): Promise<void> {
 }
 
 describeWithRedis('the example as three processes sharing Redis', (redis) => {
-  const instances: ExampleInstance[] = [];
-  beforeAll(async () => {
-    assertExampleBuilt();
-    for (const name of ['A', 'B', 'C']) instances.push(await startInstance({ name, redisUrl, keyPrefix: redis.runPrefix }));
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all(instances.map((instance) => stopInstance(instance)));
-    await killAll();
-  }, 60_000);
+  const { pool: instances } = usePool(['A', 'B', 'C'], (name) => startInstance({ name, redisUrl, keyPrefix: redis.runPrefix }));
 
   test('an SDK v1 session rotating over three processes: calls, progress, elicitation, list_changed, DELETE', async () => {
     await runOnExample(instances);
@@ -115,19 +107,12 @@ async function waitForOutput(instance: ExampleInstance, line: string, timeoutMs 
 }
 
 describeWithRedisCluster('the example as three processes on a Redis Cluster (REDIS_CLUSTER_NODES)', (cluster) => {
-  const instances: ExampleInstance[] = [];
-  beforeAll(async () => {
-    assertExampleBuilt();
-    const redisClusterNodes = cluster()
+  const keyPrefix = `mcp-express-test:${Date.now()}-${Math.random().toString(36).slice(2)}:`;
+  const nodes = () =>
+    cluster()
       .rootNodes.map((node) => new URL(node.url).host)
       .join(',');
-    const keyPrefix = `mcp-express-test:${Date.now()}-${Math.random().toString(36).slice(2)}:`;
-    for (const name of ['A', 'B', 'C']) instances.push(await startInstance({ name, redisUrl, redisClusterNodes, keyPrefix }));
-  }, 120_000);
-  afterAll(async () => {
-    await Promise.all(instances.map((instance) => stopInstance(instance)));
-    await killAll();
-  }, 60_000);
+  const { pool: instances } = usePool(['A', 'B', 'C'], (name) => startInstance({ name, redisUrl, redisClusterNodes: nodes(), keyPrefix }));
 
   test('an SDK v1 session rotating over three processes: calls, progress, elicitation, list_changed, DELETE', async () => {
     await runOnExample(instances);
