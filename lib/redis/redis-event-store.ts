@@ -29,6 +29,8 @@ export interface RedisEventStoreClient {
   incr(key: string): Promise<number>;
   hGet(key: string, field: string): Promise<unknown>;
   multi(): RedisEventStoreMulti;
+  /** node-redis `EVAL`: with it (on a single Redis), an event is stored in one round trip. */
+  eval?(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
 export interface RedisEventStoreOptions {
@@ -79,6 +81,8 @@ export class RedisEventStore implements EventStore {
   private readonly maxEventsPerStream: number;
   private readonly ttlMs: number;
   private readonly commandTimeoutMs: number;
+  /** Events are stored by one script (`EVAL`): a single Redis, not a cluster. */
+  private readonly oneRoundTrip: boolean;
 
   constructor(client: RedisEventStoreClient, options: RedisEventStoreOptions = {}) {
     this.client = client;
@@ -88,10 +92,24 @@ export class RedisEventStore implements EventStore {
     this.commandTimeoutMs = checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs);
     if (!Number.isInteger(this.maxEventsPerStream) || this.maxEventsPerStream < 1) throw new RangeError('maxEventsPerStream must be a positive integer');
     if (!Number.isInteger(this.ttlMs) || this.ttlMs < 1) throw new RangeError('ttlMs must be a positive integer');
+    // A cluster keeps the store-wide counter in another slot than the stream's keys: a script cannot span them.
+    this.oneRoundTrip = typeof client.eval === 'function' && typeof (client as { getSlotRandomNode?: unknown }).getSlotRandomNode !== 'function';
   }
 
   async storeEvent(streamId: string, event: SseEvent): Promise<string> {
     if (streamId.length === 0) throw new TypeError('storeEvent needs a non-empty streamId');
+    if (this.oneRoundTrip) {
+      // One script does the INCR and the writes: one round trip, and one command the deadline can drop if it is
+      // still queued (no late write).
+      return this.deadline(async (client) => {
+        const { log, meta } = this.keys(streamId);
+        const seq = await client.eval!(STORE_EVENT_SCRIPT, {
+          keys: [`${this.keyPrefix}seq`, log, meta],
+          arguments: [entryTail(event), String(this.maxEventsPerStream + 1), String(this.ttlMs)],
+        });
+        return formatEventId(streamId, Number(seq));
+      });
+    }
     return this.deadline(async (client, signal) => {
       const seq = await client.incr(`${this.keyPrefix}seq`);
       // Past the deadline the caller was told the write failed: it must not happen later (the seq is just skipped).
@@ -175,4 +193,29 @@ export class RedisEventStore implements EventStore {
     const base = `${this.keyPrefix}${hashTag(streamId)}`;
     return { log: `${base}:log`, meta: `${base}:meta` };
   }
+}
+
+/**
+ * Stores one event: the store-wide `INCR`, the stream's `startSeq` (first write of an incarnation), the entry
+ * (`{"seq":<seq>,` + the rest of its JSON), the trim and both TTLs. Returns the seq.
+ */
+const STORE_EVENT_SCRIPT = `
+local seq = redis.call('INCR', KEYS[1])
+redis.call('HSETNX', KEYS[3], 'startSeq', seq)
+local tail = ARGV[1]
+local entry
+if tail == '}' then entry = '{"seq":' .. seq .. '}' else entry = '{"seq":' .. seq .. ',' .. tail end
+redis.call('RPUSH', KEYS[2], entry)
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[2]), -1)
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
+return seq
+`;
+
+/** The JSON of an entry after its opening brace and seq: `"message":…,"retry":…}` (the message's text reused). */
+function entryTail(event: SseEvent): string {
+  const parts: string[] = [];
+  if (event.message !== undefined) parts.push(`"message":${event.data ?? JSON.stringify(event.message)}`);
+  if (event.retry !== undefined) parts.push(`"retry":${JSON.stringify(event.retry)}`);
+  return `${parts.join(',')}}`;
 }
