@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../protocol/error-codes.js';
-import { parseMessage, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { idOf, parseMessage, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
 import { describeValue } from '../protocol/safe-text.js';
 import { classifyEra } from '../protocol/era.js';
@@ -13,7 +13,7 @@ import type { ResolvedOptions } from './options.js';
 import { readJsonBody } from './read-body.js';
 import { replyShape } from './reply-shape.js';
 import { sendShuttingDown } from './shutting-down.js';
-import { idOf, sendAccepted, sendError, sendJson } from './respond.js';
+import { sendAccepted, sendError, sendJson } from './respond.js';
 import { handleSessionEraStateless, handleStatelessEraPost } from './stateless-post.js';
 import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorResponse, type RequestId } from '../protocol/jsonrpc.js';
+import { errorResponse, idOf, type RequestId } from '../protocol/jsonrpc.js';
 
 /**
  * Writes a JSON body with a status; the one place that serialises HTTP-level JSON. A body that cannot be serialised
@@ -65,13 +65,4 @@ export function sendError(res: ServerResponse, status: number, code: number, mes
 export function sendAccepted(res: ServerResponse, headers?: Record<string, string>): void {
   res.writeHead(202, headers);
   res.end();
-}
-
-/** The id of a request-shaped body, so that errors echo it; null when there is none. */
-export function idOf(body: unknown): RequestId | null {
-  if (body && typeof body === 'object' && !Array.isArray(body)) {
-    const id = (body as { id?: unknown }).id;
-    if (typeof id === 'string' || typeof id === 'number') return id;
-  }
-  return null;
 }

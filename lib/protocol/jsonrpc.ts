@@ -125,3 +125,12 @@ export function errorResponse(id: RequestId | null | undefined, code: number, me
   const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };
   return id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
 }
+
+/** The id of a request-shaped body, so that errors echo it; null when there is none. */
+export function idOf(body: unknown): RequestId | null {
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const id = (body as { id?: unknown }).id;
+    if (typeof id === 'string' || typeof id === 'number') return id;
+  }
+  return null;
+}

@@ -11,7 +11,7 @@
  * 6. the `_meta` envelope has its required keys (-32602).
  */
 import { ErrorCode } from './error-codes.js';
-import { parseMessage, type JsonRpcRequest, type RequestId } from './jsonrpc.js';
+import { idOf, parseMessage, type JsonRpcRequest, type RequestId } from './jsonrpc.js';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from './meta-keys.js';
 import { describeValue } from './safe-text.js';
 import { checkStandardHeaders, hasInvalidHeaderCharacters, type HeaderLookup } from './standard-headers.js';
@@ -113,13 +113,4 @@ function missingMetaKeys(meta: Record<string, unknown> | undefined): string[] {
   const clientInfo = meta?.[META_CLIENT_INFO];
   if (clientInfo !== undefined && (!clientInfo || typeof clientInfo !== 'object')) missing.push(META_CLIENT_INFO);
   return missing;
-}
-
-/** The id of a request-shaped body, so that errors echo it; null when there is none. */
-export function idOf(body: unknown): RequestId | null {
-  if (body && typeof body === 'object' && !Array.isArray(body)) {
-    const id = (body as { id?: unknown }).id;
-    if (typeof id === 'string' || typeof id === 'number') return id;
-  }
-  return null;
 }
