@@ -10,6 +10,7 @@ import { handlePost } from './post-handler.js';
 import { sendError } from './respond.js';
 import { sendShuttingDown } from './shutting-down.js';
 import { SessionsUnavailableError } from '../session/errors.js';
+import { waitWhile } from '../session/wait-while.js';
 import { createBodyParserErrorHandler } from './body-parser-errors.js';
 import { applyCors, createCorsHandler } from './cors.js';
 import { isMcpPath, type MountedRequest } from './mount-path.js';
@@ -137,8 +138,7 @@ export function createMcpMiddleware(options: McpMiddlewareOptions, defaultSessio
  * error response (its handler is aborted).
  */
 async function drainStatelessRuns(o: ResolvedOptions, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && o.statelessRuns.size > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(25, Math.max(1, deadline - Date.now()))));
+  await waitWhile(() => o.statelessRuns.size > 0, timeoutMs);
   for (const fail of [...o.statelessRuns]) fail();
 }
 

@@ -25,6 +25,7 @@ import { InMemoryMessageBus } from '../store/in-memory-message-bus.js';
 import { InMemoryStreamLeases } from '../store/in-memory-stream-leases.js';
 import type { StreamLeases } from '../store/stream-leases.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { waitWhile } from './wait-while.js';
 import type { SessionLifecycleEvent } from '../observability/events.js';
 
 export interface LocalSessionManagerOptions {
@@ -328,7 +329,7 @@ export class LocalSessionManager implements SessionManager {
       // The request it answers may be waiting on another copy of the session (another instance): there, it is
       // settled from the bus. An id this server never gives out, or an answer that cannot travel, has nobody
       // waiting for it and is dropped, as an answer to an unknown id always was.
-      if (!isOutgoingRequestId(message.id) || !isSerialisable(message)) return;
+      if (!isOutgoingRequestId(message.id) || !Number.isFinite(jsonBytes(message))) return;
       if (!(await this.publishControl({ type: 'response', sessionId, message }))) throw new StoreUnavailableError('message bus');
       return;
     }
@@ -412,8 +413,7 @@ export class LocalSessionManager implements SessionManager {
         session.standalone.closeConnection(retry, true);
       }
     }
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline && this.hasInflight()) await new Promise((resolve) => setTimeout(resolve, Math.min(25, Math.max(1, deadline - Date.now()))));
+    await waitWhile(() => this.hasInflight(), timeoutMs);
     const now = Date.now();
     for (const session of this.sessions.values()) {
       for (const [requestId, { ctx, stream }] of [...session.inflight]) {
@@ -734,16 +734,6 @@ function jsonBytes(value: unknown): number {
     return JSON.stringify(value)?.length ?? 0;
   } catch {
     return Number.POSITIVE_INFINITY;
-  }
-}
-
-/** Whether a value survives JSON serialisation (a client's answer nested too deeply does not). */
-function isSerialisable(value: unknown): boolean {
-  try {
-    JSON.stringify(value);
-    return true;
-  } catch {
-    return false;
   }
 }
 

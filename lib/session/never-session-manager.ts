@@ -12,6 +12,7 @@ import type { SseChannel } from './sse-channel.js';
 import type { SseStream } from '../store/sse-event.js';
 import { closedStream } from './store-replay.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { waitWhile } from './wait-while.js';
 import { InMemoryStreamLeases } from '../store/in-memory-stream-leases.js';
 import type { StreamLeases } from '../store/stream-leases.js';
 import type { PersistedReplies, RequestInfo, SessionManager, TransportSettings } from './session-manager.js';
@@ -196,8 +197,7 @@ export class NeverSessionManager implements SessionManager {
    */
   async drain(timeoutMs: number): Promise<void> {
     for (const stream of this.live.values()) stream.closeConnection(this.settings.sseRetry, true);
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline && this.live.size > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(25, Math.max(1, deadline - Date.now()))));
+    await waitWhile(() => this.live.size > 0, timeoutMs);
     for (const stream of [...this.live.values()]) {
       if (stream.requestId !== undefined) {
         stream.send(errorResponse(stream.requestId, ErrorCode.InternalError, 'Internal error: the server instance handling this request shut down before it finished; send it again if that is safe.'));
