@@ -34,9 +34,7 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
     }
     this.queue.push(event);
     this.queuedBytes += sizeOf(event);
-    // The event at the head is the one the reader takes next: it counts as being written, not as waiting, so one
-    // message larger than the limit (a big result) goes out to a client that reads; what piles up behind it counts.
-    if (this.queuedBytes - sizeOf(this.queue[0]) > this.maxQueuedBytes && this.onOverflow) {
+    if (this.waitingBytes > this.maxQueuedBytes && this.onOverflow) {
       const onOverflow = this.onOverflow;
       this.onOverflow = undefined;
       onOverflow();
@@ -80,6 +78,15 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
     return this.queuedBytes;
   }
 
+  /**
+   * Bytes queued behind the head. The event at the head is the one the reader takes next: it counts as being
+   * written, not as waiting, so one message larger than the limit (a big result) goes out to a client that reads;
+   * what piles up behind it counts.
+   */
+  private get waitingBytes(): number {
+    return this.queue.length > 0 ? this.queuedBytes - sizeOf(this.queue[0]) : 0;
+  }
+
   /** The first event still waiting for the consumer, if any. */
   peek(): SseEvent | undefined {
     return this.queue[0];
@@ -98,7 +105,7 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
    * emits faster than its client reads is slowed instead of buffered.
    */
   waitForRoom(): Promise<void> | undefined {
-    if (this.ended || this.queuedBytes - (this.queue.length > 0 ? sizeOf(this.queue[0]) : 0) <= this.maxQueuedBytes / 2) return undefined;
+    if (this.ended || this.waitingBytes <= this.maxQueuedBytes / 2) return undefined;
     return new Promise((resolve) => {
       (this.roomWaiters ??= []).push(resolve);
     });
@@ -108,7 +115,7 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
     if (this.queue.length > 0) {
       const event = this.queue.shift()!;
       this.queuedBytes -= sizeOf(event);
-      if (this.roomWaiters && this.queuedBytes - (this.queue.length > 0 ? sizeOf(this.queue[0]) : 0) <= this.maxQueuedBytes / 2) this.releaseRoomWaiters();
+      if (this.roomWaiters && this.waitingBytes <= this.maxQueuedBytes / 2) this.releaseRoomWaiters();
       return Promise.resolve({ value: event, done: false });
     }
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
