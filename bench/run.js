@@ -22,6 +22,7 @@ const autocannon = require('autocannon');
 const { TARGETS, BASELINE, withBaselines, PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } = require('./targets.js');
 const { connectRedis, redisCpuMicros, REDIS_URL } = require('./redis-helper.js');
 const { summarizeProfile, printProfileSummary } = require('./profile-summary.js');
+const { machine } = require('./scenario-kit.js');
 
 const root = path.join(__dirname, '..');
 const resultsDir = path.join(__dirname, 'results');
@@ -472,18 +473,6 @@ function gitHead() {
   } catch {
     return undefined;
   }
-}
-
-function machine() {
-  const cpus = os.cpus();
-  return {
-    cpus: cpus.length,
-    cpuModel: cpus[0]?.model,
-    totalMemGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
-    loadavg: os.loadavg().map((l) => +l.toFixed(2)),
-    platform: `${os.platform()} ${os.release()}`,
-    node: process.version,
-  };
 }
 
 function versions() {
