@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer, mcpMiddleware } from 'mcp-express';
+import { McpServer, mcpMiddleware, type McpRequestHandler } from 'mcp-express';
 import { z } from 'zod';
 
 /** The smallest useful server: one tool, one resource template, one prompt. */
@@ -29,7 +29,11 @@ export interface RunningExample {
 
 /** Serves the basic server at `/mcp` with sessions (the 2025 era) and 2026-07-28 stateless requests. */
 export async function startBasicExample(options: { port: number; host: string }): Promise<RunningExample> {
-  const mcp = mcpMiddleware({ server: createBasicServer() });
+  return serveMcp(mcpMiddleware({ server: createBasicServer() }), options);
+}
+
+/** Mounts an MCP middleware on a new Express app and listens; `close()` closes the middleware, then the server. */
+export async function serveMcp(mcp: McpRequestHandler, options: { port: number; host: string }): Promise<RunningExample> {
   const app = express();
   app.use(mcp);
   const http = await listen(app, options.port, options.host);
@@ -37,8 +41,7 @@ export async function startBasicExample(options: { port: number; host: string })
     url: `http://${urlHost(options.host)}:${(http.address() as AddressInfo).port}/mcp`,
     async close() {
       await mcp.close();
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await closeHttp(http);
     },
   };
 }
@@ -52,4 +55,10 @@ export function listen(app: express.Express, port: number, host: string): Promis
 
 export function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Closes a listening server now: open connections (idle keep-alives, SSE streams) are cut, not waited for. */
+export function closeHttp(http: Server): Promise<void> {
+  http.closeAllConnections();
+  return new Promise((resolve) => http.close(() => resolve()));
 }

@@ -1,7 +1,7 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { mcpMiddleware } from 'mcp-express';
-import { createBasicServer, listen, urlHost } from '../basic/server';
+import { closeHttp, createBasicServer, listen, urlHost } from '../basic/server';
 import { pageHtml } from './page';
 import { vendorClient } from './vendor';
 
@@ -41,10 +41,7 @@ export async function startBrowserExample(options: { port: number; pagePort: num
     mcpUrl,
     async close() {
       await mcp.close();
-      for (const http of [mcpServer, pageServer]) {
-        http.closeAllConnections();
-        await new Promise<void>((resolve) => http.close(() => resolve()));
-      }
+      for (const http of [mcpServer, pageServer]) await closeHttp(http);
     },
   };
 }

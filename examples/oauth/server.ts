@@ -10,6 +10,7 @@ import {
   requireBearerAuth,
   type OAuthTokenVerifier,
 } from 'mcp-express';
+import { closeHttp } from '../basic/server';
 import { startLocalAuthorizationServer } from './authorization-server';
 import { createJwtVerifier } from './jwt-verifier';
 
@@ -82,8 +83,7 @@ export async function startOAuthExample(options: { port?: number; authPort?: num
     issuer: authorizationServer.issuer,
     async close() {
       await close();
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await closeHttp(http);
       await authorizationServer.stop();
     },
   };

@@ -1,8 +1,6 @@
-import express from 'express';
-import type { AddressInfo } from 'node:net';
 import { McpServer, mcpMiddleware } from 'mcp-express';
 import { z } from 'zod';
-import { listen, urlHost, type RunningExample } from '../basic/server';
+import { serveMcp, type RunningExample } from '../basic/server';
 
 export type { RunningExample };
 
@@ -25,16 +23,5 @@ export function createStatelessServer(): McpServer {
  * session to expire, so clients that never DELETE cost nothing.
  */
 export async function startStatelessExample(options: { port: number; host: string }): Promise<RunningExample> {
-  const mcp = mcpMiddleware({ server: createStatelessServer(), legacySessions: false });
-  const app = express();
-  app.use(mcp);
-  const http = await listen(app, options.port, options.host);
-  return {
-    url: `http://${urlHost(options.host)}:${(http.address() as AddressInfo).port}/mcp`,
-    async close() {
-      await mcp.close();
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
-  };
+  return serveMcp(mcpMiddleware({ server: createStatelessServer(), legacySessions: false }), options);
 }
