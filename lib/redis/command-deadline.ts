@@ -29,6 +29,7 @@ export function checkCommandTimeout(timeoutMs: number): number {
  * Runs `operation`, rejecting with `RedisTimeoutError` when it has not settled within `timeoutMs` (`0`: no
  * deadline). The signal given to `operation` aborts at the deadline: an operation of several steps checks it before
  * each write, so that a step still queued in the client does not write late, after its caller was told it failed.
+ * For one-off operations (a close); the adapters' own operations go through `CommandDeadlines`.
  */
 export function withDeadline<T>(adapter: string, timeoutMs: number, operation: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
@@ -60,6 +61,119 @@ export function withDeadline<T>(adapter: string, timeoutMs: number, operation: (
   });
 }
 
+/**
+ * The deadlines of one adapter's operations. Operations that start within the same short window (a sixteenth of
+ * `timeoutMs`, at most 100 ms) share one `AbortController`, one timer and one client carrying the abort signal,
+ * instead of making each of its own per operation (which cost more than the Redis command itself at a few thousand
+ * operations a second). An operation therefore gets between `timeoutMs` and `timeoutMs` plus that window before it
+ * rejects with `RedisTimeoutError`; when the window's time is up, its signal aborts, so commands still queued in the
+ * client (offline queue) are dropped, and every operation of the window still waiting rejects.
+ *
+ * The window's client also turns off node-redis's own per-command timeout (`timeout: 0`, node-redis v6 gives every
+ * command 5 s by default, with a timer each): this deadline replaces it for the adapter's commands.
+ */
+export class CommandDeadlines<Client extends object> {
+  private window: DeadlineWindow<Client> | undefined;
+  private readonly windowMs: number;
+
+  constructor(
+    private readonly adapter: string,
+    private readonly client: Client,
+    private readonly timeoutMs: number,
+  ) {
+    this.windowMs = Math.max(1, Math.min(MAX_WINDOW_MS, Math.floor(timeoutMs / 16)));
+  }
+
+  /** Runs `operation` on the client with the deadline's abort signal (the client itself when there is no deadline). */
+  run<T>(operation: (client: Client, signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.timeoutMs === 0) {
+      try {
+        return operation(this.client, NEVER_ABORTED);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    const window = this.current();
+    let pending: Promise<T>;
+    try {
+      pending = operation(window.client, window.controller.signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<T>((resolve, reject) => {
+      window.waiting.add(reject);
+      // A late settlement after the deadline is ignored (the promise is already rejected), never unhandled.
+      pending.then(
+        (value) => {
+          window.settled(reject);
+          resolve(value);
+        },
+        (error: unknown) => {
+          window.settled(reject);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** The open window, or a new one when it is older than `windowMs` (or has expired). */
+  private current(): DeadlineWindow<Client> {
+    const now = performance.now();
+    const open = this.window;
+    if (open && !open.expired && now - open.openedAt < this.windowMs) return open;
+    open?.close();
+    const window = new DeadlineWindow(this.adapter, this.client, this.timeoutMs, this.timeoutMs + this.windowMs, now);
+    this.window = window;
+    return window;
+  }
+}
+
+/** Operations started within one window of `CommandDeadlines`: one signal, one timer, one client. */
+class DeadlineWindow<Client extends object> {
+  readonly controller = new AbortController();
+  readonly client: Client;
+  /** The reject functions of the operations still running. */
+  readonly waiting = new Set<(error: unknown) => void>();
+  expired = false;
+  private closed = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    adapter: string,
+    client: Client,
+    timeoutMs: number,
+    expiresInMs: number,
+    readonly openedAt: number,
+  ) {
+    this.client = abortable(client, this.controller.signal, true);
+    this.timer = setTimeout(() => {
+      this.expired = true;
+      const error = new RedisTimeoutError(adapter, timeoutMs);
+      this.controller.abort(error);
+      for (const reject of this.waiting) reject(error);
+      this.waiting.clear();
+    }, expiresInMs);
+    this.timer.unref?.();
+  }
+
+  settled(reject: (error: unknown) => void): void {
+    this.waiting.delete(reject);
+    if (this.closed && this.waiting.size === 0) clearTimeout(this.timer);
+  }
+
+  /** No new operation joins; the timer goes as soon as none is waiting. */
+  close(): void {
+    this.closed = true;
+    if (this.waiting.size === 0) clearTimeout(this.timer);
+  }
+}
+
+/** Operations may start in the same window for at most this long. */
+const MAX_WINDOW_MS = 100;
+
+/** The signal of operations without a deadline (`commandTimeoutMs: 0`). */
+const NEVER_ABORTED = new AbortController().signal;
+
 /** Throws the deadline's error when the signal of `withDeadline` has aborted. */
 export function throwIfPastDeadline(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason;
@@ -69,11 +183,13 @@ export function throwIfPastDeadline(signal: AbortSignal): void {
  * The client, sending every command with `signal` (node-redis `withCommandOptions({ abortSignal })`, on
  * `createClient()` and `createCluster()` clients): a command still waiting in node-redis's offline queue when the
  * deadline passes is dropped, never sent after its caller was told it failed. A client without that method is used
- * as it is. node-redis does not abort `MULTI` transactions: the adapters check the deadline before each one.
+ * as it is. `replaceClientTimeout` also turns off node-redis's own per-command timeout (the deadline stands in).
+ * node-redis does not abort `MULTI` transactions: the adapters check the deadline before each one.
  */
-export function abortable<Client extends object>(client: Client, signal: AbortSignal): Client {
-  const withOptions = (client as { withCommandOptions?: (options: { abortSignal: AbortSignal }) => Client }).withCommandOptions;
-  return typeof withOptions === 'function' ? withOptions.call(client, { abortSignal: signal }) : client;
+export function abortable<Client extends object>(client: Client, signal: AbortSignal, replaceClientTimeout = false): Client {
+  const withOptions = (client as { withCommandOptions?: (options: { abortSignal: AbortSignal; timeout?: number }) => Client }).withCommandOptions;
+  if (typeof withOptions !== 'function') return client;
+  return withOptions.call(client, replaceClientTimeout ? { abortSignal: signal, timeout: 0 } : { abortSignal: signal });
 }
 
 /**

@@ -2,9 +2,10 @@ import { EVENT_STORE_DEFAULTS } from '../defaults.js';
 import type { SseEvent } from '../store/sse-event.js';
 import type { EventStore, StoredEvent } from '../store/event-store.js';
 import { firstAfter, formatEventId, parseEventId } from '../store/sequenced-event-id.js';
-import { abortable, checkCommandTimeout, untilReady, withDeadline } from './command-deadline.js';
+import { checkCommandTimeout, CommandDeadlines, untilReady } from './command-deadline.js';
 import { checkKeyPrefix, hashTag } from './hash-tag.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
+import { RedisScript } from './redis-script.js';
 
 /**
  * The commands `RedisEventStore` runs in a transaction. A node-redis (`redis` v5 or v6) `client.multi()` fits;
@@ -29,8 +30,13 @@ export interface RedisEventStoreClient {
   incr(key: string): Promise<number>;
   hGet(key: string, field: string): Promise<unknown>;
   multi(): RedisEventStoreMulti;
-  /** node-redis `EVAL`: with it (on a single Redis), an event is stored in one round trip. */
+  /**
+   * node-redis `EVAL`: with it an event is stored in one command and one round trip (on a single Redis; on a
+   * cluster the store-wide counter is in another slot), and a stream is marked complete in one.
+   */
   eval?(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  /** node-redis `EVALSHA`: with it the scripts' text is not sent with every call. */
+  evalSha?(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
 export interface RedisEventStoreOptions {
@@ -80,7 +86,7 @@ export class RedisEventStore implements EventStore {
   private readonly keyPrefix: string;
   private readonly maxEventsPerStream: number;
   private readonly ttlMs: number;
-  private readonly commandTimeoutMs: number;
+  private readonly deadlines: CommandDeadlines<RedisEventStoreClient>;
   /** Events are stored by one script (`EVAL`): a single Redis, not a cluster. */
   private readonly oneRoundTrip: boolean;
 
@@ -89,7 +95,7 @@ export class RedisEventStore implements EventStore {
     this.keyPrefix = checkKeyPrefix(options.keyPrefix ?? EVENT_STORE_DEFAULTS.redisKeyPrefix);
     this.maxEventsPerStream = options.maxEventsPerStream ?? EVENT_STORE_DEFAULTS.maxEventsPerStream;
     this.ttlMs = options.ttlMs ?? EVENT_STORE_DEFAULTS.ttlMs;
-    this.commandTimeoutMs = checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs);
+    this.deadlines = new CommandDeadlines('RedisEventStore', client, checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs));
     if (!Number.isInteger(this.maxEventsPerStream) || this.maxEventsPerStream < 1) throw new RangeError('maxEventsPerStream must be a positive integer');
     if (!Number.isInteger(this.ttlMs) || this.ttlMs < 1) throw new RangeError('ttlMs must be a positive integer');
     // A cluster keeps the store-wide counter in another slot than the stream's keys: a script cannot span them.
@@ -103,10 +109,7 @@ export class RedisEventStore implements EventStore {
       // still queued (no late write).
       return this.deadline(async (client) => {
         const { log, meta } = this.keys(streamId);
-        const seq = await client.eval!(STORE_EVENT_SCRIPT, {
-          keys: [`${this.keyPrefix}seq`, log, meta],
-          arguments: [entryTail(event), String(this.maxEventsPerStream + 1), String(this.ttlMs)],
-        });
+        const seq = await STORE_EVENT_SCRIPT.run(client as Required<RedisEventStoreClient>, [`${this.keyPrefix}seq`, log, meta], [entryTail(event), String(this.maxEventsPerStream + 1), String(this.ttlMs)]);
         return formatEventId(streamId, Number(seq));
       });
     }
@@ -167,6 +170,11 @@ export class RedisEventStore implements EventStore {
 
   async completeStream(streamId: string): Promise<void> {
     const { meta } = this.keys(streamId);
+    // One script (one key, so on a cluster too): the mark is set only while the stream's hash exists.
+    if (typeof this.client.eval === 'function') {
+      await this.deadline((client) => COMPLETE_STREAM_SCRIPT.run(client as Required<RedisEventStoreClient>, [meta], []));
+      return;
+    }
     await this.deadline(async (client, signal) => {
       const startSeq = await client.hGet(meta, 'startSeq');
       if (typeof startSeq !== 'string') return; // unknown or expired stream: nothing to mark
@@ -186,7 +194,7 @@ export class RedisEventStore implements EventStore {
 
   /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
   private deadline<T>(operation: (client: RedisEventStoreClient, signal: AbortSignal) => Promise<T>): Promise<T> {
-    return withDeadline('RedisEventStore', this.commandTimeoutMs, (signal) => operation(abortable(this.client, signal), signal));
+    return this.deadlines.run(operation);
   }
 
   private keys(streamId: string): { log: string; meta: string } {
@@ -199,7 +207,7 @@ export class RedisEventStore implements EventStore {
  * Stores one event: the store-wide `INCR`, the stream's `startSeq` (first write of an incarnation), the entry
  * (`{"seq":<seq>,` + the rest of its JSON), the trim and both TTLs. Returns the seq.
  */
-const STORE_EVENT_SCRIPT = `
+const STORE_EVENT_SCRIPT = new RedisScript(`
 local seq = redis.call('INCR', KEYS[1])
 redis.call('HSETNX', KEYS[3], 'startSeq', seq)
 local tail = ARGV[1]
@@ -210,7 +218,18 @@ redis.call('LTRIM', KEYS[2], -tonumber(ARGV[2]), -1)
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return seq
-`;
+`);
+
+/**
+ * Marks a stream complete: `complete` takes the incarnation's `startSeq`, so a mark never leaks onto a later
+ * incarnation. An unknown or expired stream is left alone (the hash, when there, already has its TTL).
+ */
+const COMPLETE_STREAM_SCRIPT = new RedisScript(`
+local startSeq = redis.call('HGET', KEYS[1], 'startSeq')
+if not startSeq then return 0 end
+redis.call('HSET', KEYS[1], 'complete', startSeq)
+return 1
+`);
 
 /** The JSON of an entry after its opening brace and seq: `"message":…,"retry":…}` (the message's text reused). */
 function entryTail(event: SseEvent): string {

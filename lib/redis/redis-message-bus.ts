@@ -1,6 +1,6 @@
 import { defaultOnError } from '../defaults.js';
 import type { MessageBus } from '../store/message-bus.js';
-import { abortable, checkCommandTimeout, throwIfPastDeadline, withDeadline } from './command-deadline.js';
+import { checkCommandTimeout, CommandDeadlines, throwIfPastDeadline, withDeadline } from './command-deadline.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 
 /** A message listener as node-redis calls it: the message text (a Buffer only in buffer mode), then the channel. */
@@ -75,6 +75,8 @@ export class RedisMessageBus implements MessageBus {
   private readonly channelPrefix: string;
   private readonly sharded: boolean;
   private readonly commandTimeoutMs: number;
+  /** The deadlines of publishes (the frequent operation; subscriptions use one deadline each). */
+  private readonly publishes: CommandDeadlines<RedisMessageBusClient>;
   private readonly onError: (error: unknown) => void;
   private subscriber: Promise<RedisMessageBusSubscriber> | undefined;
   /** The subscriber connection once made, for close(). */
@@ -94,6 +96,7 @@ export class RedisMessageBus implements MessageBus {
     }
     this.sharded = options.sharded ?? cluster;
     this.commandTimeoutMs = checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs);
+    this.publishes = new CommandDeadlines('RedisMessageBus', client, this.commandTimeoutMs);
     this.onError = options.onError ?? defaultOnError;
   }
 
@@ -102,9 +105,8 @@ export class RedisMessageBus implements MessageBus {
     const text = JSON.stringify(message);
     if (text === undefined) throw new TypeError('RedisMessageBus: the message is not a JSON value');
     const name = this.channelPrefix + channel;
-    await this.deadline((signal) => {
-      // A publish still queued at the deadline is dropped: a caller told it failed may publish again.
-      const client = abortable(this.client, signal);
+    // A publish still queued at the deadline is dropped: a caller told it failed may publish again.
+    await this.publishes.run((client) => {
       return this.sharded ? client.sPublish(name, text) : client.publish(name, text);
     });
   }

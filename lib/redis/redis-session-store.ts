@@ -1,7 +1,7 @@
 import { SESSION_STORE_DEFAULTS } from '../defaults.js';
 import type { SessionState } from '../store/session-state.js';
 import type { SessionStore } from '../store/session-store.js';
-import { abortable, checkCommandTimeout, withDeadline } from './command-deadline.js';
+import { checkCommandTimeout, CommandDeadlines, } from './command-deadline.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 
 /**
@@ -36,17 +36,15 @@ export interface RedisSessionStoreOptions {
  * `RedisTimeoutError` when Redis has not answered within `commandTimeoutMs`.
  */
 export class RedisSessionStore implements SessionStore {
-  private readonly client: RedisSessionStoreClient;
   private readonly keyPrefix: string;
   private readonly ttlMs: number;
-  private readonly commandTimeoutMs: number;
+  private readonly deadlines: CommandDeadlines<RedisSessionStoreClient>;
 
   constructor(client: RedisSessionStoreClient, options: RedisSessionStoreOptions = {}) {
-    this.client = client;
     this.keyPrefix = options.keyPrefix ?? SESSION_STORE_DEFAULTS.redisKeyPrefix;
     this.ttlMs = options.ttlMs ?? SESSION_STORE_DEFAULTS.redisTtlMs;
     if (!Number.isInteger(this.ttlMs) || this.ttlMs < 0) throw new RangeError('ttlMs must be a non-negative integer');
-    this.commandTimeoutMs = checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs);
+    this.deadlines = new CommandDeadlines('RedisSessionStore', client, checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs));
   }
 
   async load(sessionId: string): Promise<SessionState | undefined> {
@@ -67,6 +65,6 @@ export class RedisSessionStore implements SessionStore {
 
   /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
   private deadline<T>(operation: (client: RedisSessionStoreClient) => Promise<T>): Promise<T> {
-    return withDeadline('RedisSessionStore', this.commandTimeoutMs, (signal) => operation(abortable(this.client, signal)));
+    return this.deadlines.run((client) => operation(client));
   }
 }

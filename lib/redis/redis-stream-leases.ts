@@ -1,8 +1,9 @@
 import type { RequestId } from '../protocol/jsonrpc.js';
 import type { StreamLeaseInfo, StreamLeases } from '../store/stream-leases.js';
-import { abortable, checkCommandTimeout, untilReady, withDeadline } from './command-deadline.js';
+import { checkCommandTimeout, CommandDeadlines, untilReady } from './command-deadline.js';
 import { checkKeyPrefix, hashTag } from './hash-tag.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
+import { RedisScript, type RedisScriptClient } from './redis-script.js';
 
 /** The commands `RedisStreamLeases` runs in a transaction (a node-redis `client.multi()` fits). */
 export interface RedisStreamLeasesMulti {
@@ -23,6 +24,10 @@ export interface RedisStreamLeasesClient {
   pExpire(key: string, ms: number): Promise<unknown>;
   hSetNX(key: string, field: string, value: string): Promise<unknown>;
   multi(): RedisStreamLeasesMulti;
+  /** node-redis `EVAL`: with it a lease is taken, and released, in one command (a script) rather than a transaction. */
+  eval?(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  /** node-redis `EVALSHA`: with it the scripts' text is not sent with every call. */
+  evalSha?(sha1: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
 export interface RedisStreamLeasesOptions {
@@ -44,18 +49,23 @@ export interface RedisStreamLeasesOptions {
  */
 export class RedisStreamLeases implements StreamLeases {
   private readonly keyPrefix: string;
-  private readonly commandTimeoutMs: number;
+  private readonly deadlines: CommandDeadlines<RedisStreamLeasesClient>;
 
   constructor(
     private readonly client: RedisStreamLeasesClient,
     options: RedisStreamLeasesOptions = {},
   ) {
     this.keyPrefix = checkKeyPrefix(options.keyPrefix ?? 'mcp:lease:');
-    this.commandTimeoutMs = checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs);
+    this.deadlines = new CommandDeadlines('RedisStreamLeases', client, checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs));
   }
 
   async acquire(streamId: string, info: StreamLeaseInfo, ttlMs: number, keepMs: number): Promise<void> {
     const { lease, infoKey } = this.keys(streamId);
+    if (typeof this.client.eval === 'function') {
+      const args = [JSON.stringify(info.requestId), String(Math.max(keepMs, ttlMs)), String(ttlMs)];
+      await this.deadline((client) => ACQUIRE_SCRIPT.run(client as RedisScriptClient, [infoKey, lease], args));
+      return;
+    }
     await this.deadline(async (client, signal) => {
       await untilReady(this.client, signal);
       return client
@@ -74,6 +84,10 @@ export class RedisStreamLeases implements StreamLeases {
 
   async release(streamId: string): Promise<void> {
     const { lease, infoKey } = this.keys(streamId);
+    if (typeof this.client.eval === 'function') {
+      await this.deadline((client) => RELEASE_SCRIPT.run(client as RedisScriptClient, [infoKey, lease], []));
+      return;
+    }
     await this.deadline(async (client, signal) => {
       await untilReady(this.client, signal);
       return client.multi().hSet(infoKey, 'released', '1').del(lease).exec();
@@ -107,6 +121,21 @@ export class RedisStreamLeases implements StreamLeases {
 
   /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
   private deadline<T>(operation: (client: RedisStreamLeasesClient, signal: AbortSignal) => Promise<T>): Promise<T> {
-    return withDeadline('RedisStreamLeases', this.commandTimeoutMs, (signal) => operation(abortable(this.client, signal), signal));
+    return this.deadlines.run(operation);
   }
 }
+
+/** Takes a lease: the info hash (request id, not released) kept `ARGV[2]` ms, the lease key for `ARGV[3]` ms. */
+const ACQUIRE_SCRIPT = new RedisScript(`
+redis.call('HSET', KEYS[1], 'requestId', ARGV[1], 'released', '0')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
+return 1
+`);
+
+/** Releases a lease: marked released in the info hash, the lease key deleted. */
+const RELEASE_SCRIPT = new RedisScript(`
+redis.call('HSET', KEYS[1], 'released', '1')
+redis.call('DEL', KEYS[2])
+return 1
+`);

@@ -1,7 +1,7 @@
 import { TASK_DEFAULTS } from '../tasks/task-defaults.js';
 import type { InputRequest } from '../server/input-required.js';
 import type { TaskOutcome, TaskRecord, TaskStatus, TaskStore } from '../tasks/task-store.js';
-import { abortable, checkCommandTimeout, throwIfPastDeadline, withDeadline } from './command-deadline.js';
+import { checkCommandTimeout, CommandDeadlines, throwIfPastDeadline, } from './command-deadline.js';
 import { checkKeyPrefix, hashTag } from './hash-tag.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 
@@ -116,14 +116,12 @@ return 1`;
  * Every operation rejects with `RedisTimeoutError` when Redis has not answered within `commandTimeoutMs`.
  */
 export class RedisTaskStore implements TaskStore {
-  private readonly client: RedisTaskStoreClient;
   private readonly keyPrefix: string;
-  private readonly commandTimeoutMs: number;
+  private readonly deadlines: CommandDeadlines<RedisTaskStoreClient>;
 
   constructor(client: RedisTaskStoreClient, options: RedisTaskStoreOptions = {}) {
-    this.client = client;
     this.keyPrefix = checkKeyPrefix(options.keyPrefix ?? TASK_DEFAULTS.redisKeyPrefix);
-    this.commandTimeoutMs = checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs);
+    this.deadlines = new CommandDeadlines('RedisTaskStore', client, checkCommandTimeout(options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs));
   }
 
   async create(task: TaskRecord): Promise<void> {
@@ -212,7 +210,7 @@ export class RedisTaskStore implements TaskStore {
 
   /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
   private deadline<T>(operation: (client: RedisTaskStoreClient, signal: AbortSignal) => Promise<T>): Promise<T> {
-    return withDeadline('RedisTaskStore', this.commandTimeoutMs, (signal) => operation(abortable(this.client, signal), signal));
+    return this.deadlines.run(operation);
   }
 
   private keys(taskId: string): string[] {

@@ -2,6 +2,7 @@
  * What the Redis adapters do before Redis is involved, on stand-in clients (no Redis needed): option checks, the
  * deadline of an operation that gets no answer, the abort of what is still queued, the escaping of hash tags.
  */
+import { CommandDeadlines } from '../../lib/redis/command-deadline.js';
 import { hashTag } from '../../lib/redis/hash-tag.js';
 import { RedisEventStore, RedisMessageBus, RedisSessionStore, RedisTaskStore, RedisTimeoutError, type RedisEventStoreClient } from '../../lib/redis/index.js';
 import { event } from '../store/event-store-helpers.js';
@@ -111,4 +112,76 @@ test('a hash tag escapes its id: one tag per id, no braces inside, never empty',
   for (const tag of tags) expect(tag).toMatch(/^\{[^{}]+\}$/);
   expect(hashTag('sess/1')).toBe('{sess/1}'); // ids without %, { or } keep their former keys
   expect(hashTag('{')).toBe('{%7B}');
+});
+
+describe('CommandDeadlines: one timer and one signal per window of operations', () => {
+  /** A client that records the command options each window asks for and answers when told. */
+  function recordingClient() {
+    const options: Array<{ abortSignal: AbortSignal; timeout?: number }> = [];
+    const client = {
+      withCommandOptions(given: { abortSignal: AbortSignal; timeout?: number }) {
+        options.push(given);
+        return client;
+      },
+    };
+    return { client, options };
+  }
+  const never = () => new Promise<never>(() => undefined);
+
+  test('operations started together share a signal and reject together, no earlier than the deadline', async () => {
+    const { client, options } = recordingClient();
+    const deadlines = new CommandDeadlines('TestAdapter', client, 160); // a window of 10 ms
+    const started = performance.now();
+    const signals: AbortSignal[] = [];
+    const failures = [1, 2, 3].map(() => deadlines.run((_, signal) => (signals.push(signal), never())).catch((error: unknown) => ({ error, at: performance.now() - started })));
+    expect(new Set(signals).size).toBe(1);
+    expect(options).toEqual([{ abortSignal: signals[0], timeout: 0 }]); // node-redis's own per-command timer is replaced
+    const results = await Promise.all(failures);
+    for (const { error, at } of results) {
+      expect(error).toBeInstanceOf(RedisTimeoutError);
+      expect((error as RedisTimeoutError).message).toMatch(/within 160 ms \(TestAdapter option commandTimeoutMs\)/);
+      expect(at).toBeGreaterThanOrEqual(159);
+      expect(at).toBeLessThan(160 + 10 + 150); // the window, and slack for a loaded machine
+    }
+    expect(signals[0].aborted).toBe(true);
+    expect(signals[0].reason).toBe(results[0].error);
+  });
+
+  test('an operation after the window gets a new signal; answered operations resolve, late answers are ignored', async () => {
+    const { client } = recordingClient();
+    const deadlines = new CommandDeadlines('TestAdapter', client, 32); // a window of 2 ms
+    let firstSignal: AbortSignal | undefined;
+    let answerLate: (value: string) => void = () => undefined;
+    const late = deadlines.run((_, signal) => {
+      firstSignal = signal;
+      return new Promise<string>((resolve) => {
+        answerLate = resolve;
+      });
+    });
+    expect(await deadlines.run(async () => 'answered')).toBe('answered');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    let secondSignal: AbortSignal | undefined;
+    expect(await deadlines.run(async (_, signal) => ((secondSignal = signal), 'later'))).toBe('later');
+    expect(secondSignal).not.toBe(firstSignal);
+    await expect(late).rejects.toBeInstanceOf(RedisTimeoutError);
+    answerLate('too late'); // settles nothing: the caller was already told it failed
+    await expect(late).rejects.toBeInstanceOf(RedisTimeoutError);
+    expect(secondSignal!.aborted).toBe(false); // the first window's expiry leaves the later window's operations alone
+  });
+
+  test('an operation that throws at once rejects; commandTimeoutMs 0 uses the client as given, with no deadline', async () => {
+    const { client, options } = recordingClient();
+    const none = new CommandDeadlines('TestAdapter', client, 0);
+    let given: unknown;
+    expect(await none.run(async (c) => ((given = c), 1))).toBe(1);
+    expect(given).toBe(client);
+    expect(options).toEqual([]);
+    const deadlines = new CommandDeadlines('TestAdapter', client, 1000);
+    await expect(
+      deadlines.run(() => {
+        throw new Error('bad arguments');
+      }),
+    ).rejects.toThrow('bad arguments');
+    await expect(none.run(() => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+  });
 });

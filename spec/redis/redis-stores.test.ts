@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SessionState } from '../../lib/index.js';
-import { RedisEventStore, RedisSessionStore, type RedisEventStoreOptions } from '../../lib/redis/index.js';
+import { RedisEventStore, RedisSessionStore, RedisStreamLeases, type RedisEventStoreOptions } from '../../lib/redis/index.js';
 import { describeEventStoreContract, describeSessionStoreContract } from '../../lib/testing/index.js';
 import { describeWithRedis, type RedisTestClient } from '../helpers/redis.js';
 import { sleep } from '../helpers/wire.js';
@@ -111,6 +111,43 @@ describeWithRedis('the Redis store suites', (redis) => {
       expect(await client().exists(`${keyPrefix}{nobody/1}:meta`)).toBe(0);
       await storeAll(store, 'nobody/1', ['x']);
       expect(await store.isStreamComplete('nobody/1')).toBe(false);
+    });
+
+    test('scripts go by their SHA1, and their text again only after Redis lost them (SCRIPT FLUSH)', async () => {
+      const raw = await connect();
+      const sent: string[] = [];
+      // commandTimeoutMs 0: the adapters use the client as given, so the proxy sees every script call.
+      const counted = new Proxy(raw, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target);
+          if (name !== 'eval' && name !== 'evalSha') return typeof value === 'function' ? value.bind(target) : value;
+          return (...args: unknown[]) => {
+            sent.push(name);
+            return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          };
+        },
+      });
+      const keyPrefix = prefix('scripts');
+      const store = new RedisEventStore(counted, { keyPrefix, commandTimeoutMs: 0 });
+      const leases = new RedisStreamLeases(counted, { keyPrefix: prefix('script-leases'), commandTimeoutMs: 0 });
+      const [first] = await storeAll(store, 's/1', ['e1']); // loads the script if this Redis did not know it
+      sent.length = 0;
+      await storeAll(store, 's/1', ['e2']);
+      expect(sent).toEqual(['evalSha']);
+
+      await raw.scriptFlush();
+      sent.length = 0;
+      await storeAll(store, 's/1', ['e3']);
+      await store.completeStream('s/1');
+      await leases.acquire('s/1', { requestId: 7 }, 60_000, 60_000);
+      expect(sent).toEqual(['evalSha', 'eval', 'evalSha', 'eval', 'evalSha', 'eval']);
+      expect((await replay(store, first)).map((stored) => stored.method)).toEqual(['e2', 'e3']);
+      expect(await store.isStreamComplete('s/1')).toBe(true);
+      expect(await leases.inspect('s/1')).toEqual({ info: { requestId: 7 }, held: true, released: false });
+      sent.length = 0;
+      await leases.release('s/1'); // its own script, not used since the flush
+      expect(sent).toEqual(['evalSha', 'eval']);
+      expect(await leases.inspect('s/1')).toEqual({ info: { requestId: 7 }, held: false, released: true });
     });
 
     test('ids are unique across two stores on two clients sharing one Redis, and each replays the other', async () => {
