@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * The deadline of every Redis operation of the adapters. node-redis queues commands while it reconnects (unless the
  * client was created with `disableOfflineQueue: true`), so without a deadline a request would wait for Redis as
@@ -145,6 +147,8 @@ class DeadlineWindow<Client extends object> {
     expiresInMs: number,
     readonly openedAt: number,
   ) {
+    // node-redis adds an abort listener per command: a busy window has many, none of them a leak.
+    setMaxListeners(0, this.controller.signal);
     this.client = abortable(client, this.controller.signal, true);
     this.timer = setTimeout(() => {
       this.expired = true;

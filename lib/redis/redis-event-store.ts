@@ -89,6 +89,11 @@ export class RedisEventStore implements EventStore {
   private readonly deadlines: CommandDeadlines<RedisEventStoreClient>;
   /** Events are stored by one script (`EVAL`): a single Redis, not a cluster. */
   private readonly oneRoundTrip: boolean;
+  /**
+   * On a single Redis an event is one command on one connection, so writes made without waiting are stored in call
+   * order (the session managers then pipeline a stream's writes); on a cluster, where it takes two, they are not.
+   */
+  readonly keepsWriteOrder: boolean;
 
   constructor(client: RedisEventStoreClient, options: RedisEventStoreOptions = {}) {
     this.client = client;
@@ -100,16 +105,18 @@ export class RedisEventStore implements EventStore {
     if (!Number.isInteger(this.ttlMs) || this.ttlMs < 1) throw new RangeError('ttlMs must be a positive integer');
     // A cluster keeps the store-wide counter in another slot than the stream's keys: a script cannot span them.
     this.oneRoundTrip = typeof client.eval === 'function' && typeof (client as { getSlotRandomNode?: unknown }).getSlotRandomNode !== 'function';
+    this.keepsWriteOrder = this.oneRoundTrip;
   }
 
   async storeEvent(streamId: string, event: SseEvent): Promise<string> {
     if (streamId.length === 0) throw new TypeError('storeEvent needs a non-empty streamId');
     if (this.oneRoundTrip) {
       // One script does the INCR and the writes: one round trip, and one command the deadline can drop if it is
-      // still queued (no late write).
+      // still queued (no late write). Sent as text (`EVAL`), never by SHA1: a `NOSCRIPT` retry would be sent after
+      // writes made later, and could store events out of order (see keepsWriteOrder).
       return this.deadline(async (client) => {
         const { log, meta } = this.keys(streamId);
-        const seq = await STORE_EVENT_SCRIPT.run(client as Required<RedisEventStoreClient>, [`${this.keyPrefix}seq`, log, meta], [entryTail(event), String(this.maxEventsPerStream + 1), String(this.ttlMs)]);
+        const seq = await client.eval!(STORE_EVENT_SCRIPT, { keys: [`${this.keyPrefix}seq`, log, meta], arguments: [entryTail(event), String(this.maxEventsPerStream + 1), String(this.ttlMs)] });
         return formatEventId(streamId, Number(seq));
       });
     }
@@ -207,7 +214,7 @@ export class RedisEventStore implements EventStore {
  * Stores one event: the store-wide `INCR`, the stream's `startSeq` (first write of an incarnation), the entry
  * (`{"seq":<seq>,` + the rest of its JSON), the trim and both TTLs. Returns the seq.
  */
-const STORE_EVENT_SCRIPT = new RedisScript(`
+const STORE_EVENT_SCRIPT = `
 local seq = redis.call('INCR', KEYS[1])
 redis.call('HSETNX', KEYS[3], 'startSeq', seq)
 local tail = ARGV[1]
@@ -218,7 +225,7 @@ redis.call('LTRIM', KEYS[2], -tonumber(ARGV[2]), -1)
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return seq
-`);
+`;
 
 /**
  * Marks a stream complete: `complete` takes the incarnation's `startSeq`, so a mark never leaks onto a later

@@ -234,6 +234,11 @@ export class OutboundStream {
       return true;
     }
     const store = this.eventStore;
+    // A store that keeps the order of writes made without waiting gets this one now (pipelined with the stream's
+    // other writes); any other store gets it once the previous write is done. Either way the events are recorded
+    // and delivered in order, each once its write is acknowledged.
+    const early = store.keepsWriteOrder && !this.storeFailed ? this.store(store, event) : undefined;
+    early?.catch(() => undefined); // handled below, in order; never an unhandled rejection meanwhile
     this.after(async () => {
       // The store failed on this stream: the rest goes out live, without ids (no resume), rather than each event
       // waiting for the store's timeout in turn.
@@ -242,8 +247,7 @@ export class OutboundStream {
         return;
       }
       try {
-        // `data` (the JSON text already made) lets a store measure or write the event without serialising again.
-        const id = await store.storeEvent(this.streamId, { message: event.message, retry: event.retry, data: event.data });
+        const id = await (early ?? this.store(store, event));
         // An id that cannot stand on an SSE line (CR, LF, NUL) would let the store inject fields: send without it.
         if (isSafeSseField(id)) event.id = id;
         else this.onStoreError(new TypeError(`EventStore.storeEvent returned an event id that cannot be written to an SSE stream (${JSON.stringify(String(id).slice(0, 64))}); ids must be strings without CR, LF or NUL, at most 1024 characters`));
@@ -254,6 +258,11 @@ export class OutboundStream {
       this.record(event);
     });
     return true;
+  }
+
+  /** Stores an event; `data` (the JSON text already made) lets a store measure or write it without serialising again. */
+  private store(store: EventStore, event: LoggedEvent): Promise<string> {
+    return store.storeEvent(this.streamId, { message: event.message, retry: event.retry, data: event.data });
   }
 
   private record(event: LoggedEvent): void {

@@ -22,4 +22,11 @@ export interface EventStore {
   streamIdOf(eventId: string): string | undefined;
   /** Marks a stream finished: nothing more will be stored on it (stores may shorten its retention). */
   completeStream?(streamId: string): Promise<void>;
+  /**
+   * True when `storeEvent` calls for one stream, made one after another without waiting for each other, store the
+   * events in the order of the calls. The session managers then send a stream's writes at once (pipelined: several
+   * events in one round trip, and one socket write of the response for them) instead of awaiting each before the
+   * next. Leave it unset when unsure: each write then waits for the previous one. Defaults to `false`.
+   */
+  readonly keepsWriteOrder?: boolean;
 }

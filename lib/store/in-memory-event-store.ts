@@ -75,6 +75,8 @@ export class InMemoryEventStore implements EventStore {
   private lastSweep = 0;
   /** Last seq handed out, store-wide. */
   private seq = 0;
+  /** Each `storeEvent` does its work before it returns: calls made without waiting are stored in call order. */
+  readonly keepsWriteOrder: boolean = true;
 
   constructor(options: InMemoryEventStoreOptions = {}) {
     this.maxEventsPerStream = options.maxEventsPerStream ?? EVENT_STORE_DEFAULTS.maxEventsPerStream;

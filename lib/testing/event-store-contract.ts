@@ -106,6 +106,17 @@ export function describeEventStoreContract(name: string, create: () => EventStor
       expect((await replay(store, first)).map((stored) => stored.id)).toEqual([second]);
     });
 
+    test('with keepsWriteOrder, writes made without waiting are stored and replayed in call order', async () => {
+      if (!store.keepsWriteOrder) return;
+      const streamId = `${prefix}-o/1`;
+      const first = await store.storeEvent(streamId, message('start'));
+      const methods = Array.from({ length: 20 }, (_, n) => `m${n}`);
+      const ids = await Promise.all(methods.map((method) => store.storeEvent(streamId, message(method))));
+      const replayed = await replay(store, first);
+      expect(replayed.map((stored) => stored.id)).toEqual(ids);
+      expect(replayed.map((stored) => (stored.event.message as { method: string }).method)).toEqual(methods);
+    });
+
     test('unknown, foreign and malformed ids replay nothing and do not throw', async () => {
       await store.storeEvent(`${prefix}-u/1`, message('x'));
       for (const id of ['', 'garbage', `${prefix}-missing/1#1`, '#1', '\u0000', 'a'.repeat(5000)]) {

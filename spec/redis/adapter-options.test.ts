@@ -2,6 +2,9 @@
  * What the Redis adapters do before Redis is involved, on stand-in clients (no Redis needed): option checks, the
  * deadline of an operation that gets no answer, the abort of what is still queued, the escaping of hash tags.
  */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { CommandDeadlines } from '../../lib/redis/command-deadline.js';
 import { hashTag } from '../../lib/redis/hash-tag.js';
 import { RedisEventStore, RedisMessageBus, RedisSessionStore, RedisTaskStore, RedisTimeoutError, type RedisEventStoreClient } from '../../lib/redis/index.js';
@@ -167,6 +170,26 @@ describe('CommandDeadlines: one timer and one signal per window of operations', 
     answerLate('too late'); // settles nothing: the caller was already told it failed
     await expect(late).rejects.toBeInstanceOf(RedisTimeoutError);
     expect(secondSignal!.aborted).toBe(false); // the first window's expiry leaves the later window's operations alone
+  });
+
+  test('a busy window takes an abort listener per command (as node-redis does) without a MaxListeners warning', () => {
+    // In a process of its own, on the build (jest's sandbox does not see the process's warnings).
+    const built = path.join(__dirname, '..', '..', 'dist', 'cjs', 'redis', 'command-deadline.js');
+    expect(fs.existsSync(built)).toBe(true); // npm run build (.ci/run builds before npm test)
+    const program = `
+      const { CommandDeadlines } = require(${JSON.stringify(built)});
+      const client = { withCommandOptions() { return client; } };
+      const deadlines = new CommandDeadlines('TestAdapter', client, 1000);
+      const signals = new Set();
+      Promise.all(Array.from({ length: 50 }, (_, n) => deadlines.run(async (_, signal) => {
+        signal.addEventListener('abort', () => undefined, { once: true });
+        signals.add(signal);
+        return n;
+      }))).then((answers) => setImmediate(() => console.log(JSON.stringify({ answers: answers.length, signals: signals.size }))));
+    `;
+    const result = spawnSync(process.execPath, ['-e', program], { encoding: 'utf8', timeout: 10_000 });
+    expect(JSON.parse(result.stdout)).toEqual({ answers: 50, signals: 1 });
+    expect(result.stderr).not.toMatch(/MaxListenersExceededWarning/);
   });
 
   test('an operation that throws at once rejects; commandTimeoutMs 0 uses the client as given, with no deadline', async () => {

@@ -113,7 +113,7 @@ describeWithRedis('the Redis store suites', (redis) => {
       expect(await store.isStreamComplete('nobody/1')).toBe(false);
     });
 
-    test('scripts go by their SHA1, and their text again only after Redis lost them (SCRIPT FLUSH)', async () => {
+    test('scripts go by their SHA1, and their text again only after Redis lost them (SCRIPT FLUSH); events always go as text', async () => {
       const raw = await connect();
       const sent: string[] = [];
       // commandTimeoutMs 0: the adapters use the client as given, so the proxy sees every script call.
@@ -130,17 +130,20 @@ describeWithRedis('the Redis store suites', (redis) => {
       const keyPrefix = prefix('scripts');
       const store = new RedisEventStore(counted, { keyPrefix, commandTimeoutMs: 0 });
       const leases = new RedisStreamLeases(counted, { keyPrefix: prefix('script-leases'), commandTimeoutMs: 0 });
-      const [first] = await storeAll(store, 's/1', ['e1']); // loads the script if this Redis did not know it
+      const [first] = await storeAll(store, 's/1', ['e1']);
+      await store.completeStream('s/1'); // loads the script if this Redis did not know it
       sent.length = 0;
+      await store.completeStream('s/1');
       await storeAll(store, 's/1', ['e2']);
-      expect(sent).toEqual(['evalSha']);
+      // An event goes as text: a NOSCRIPT retry could land after a later write of the stream (pipelined writes).
+      expect(sent).toEqual(['evalSha', 'eval']);
 
       await raw.scriptFlush();
       sent.length = 0;
       await storeAll(store, 's/1', ['e3']);
       await store.completeStream('s/1');
       await leases.acquire('s/1', { requestId: 7 }, 60_000, 60_000);
-      expect(sent).toEqual(['evalSha', 'eval', 'evalSha', 'eval', 'evalSha', 'eval']);
+      expect(sent).toEqual(['eval', 'evalSha', 'eval', 'evalSha', 'eval']);
       expect((await replay(store, first)).map((stored) => stored.method)).toEqual(['e2', 'e3']);
       expect(await store.isStreamComplete('s/1')).toBe(true);
       expect(await leases.inspect('s/1')).toEqual({ info: { requestId: 7 }, held: true, released: false });
