@@ -1,6 +1,7 @@
 import { EVENT_STORE_DEFAULTS } from '../defaults.js';
 import type { SseEvent } from './sse-event.js';
 import type { EventStore, StoredEvent } from './event-store.js';
+import { RecencyList, type RecencyNode } from './recency-list.js';
 import { firstAfter, formatEventId, parseEventId } from './sequenced-event-id.js';
 
 export interface InMemoryEventStoreOptions {
@@ -42,12 +43,16 @@ interface StreamLog {
   bytes: number;
   lastWrite: number;
   complete: boolean;
+  /** Its place among all streams, least recently written first. */
+  recency: RecencyNode<StreamLog>;
+  /** Its place among its owner's streams, least recently written first. */
+  ownerRecency: RecencyNode<StreamLog>;
 }
 
 /** One owner's streams, least recently written first, and the bytes they hold. */
 interface Owner {
   key: string;
-  streams: Map<string, StreamLog>;
+  streams: RecencyList<StreamLog>;
   bytes: number;
 }
 
@@ -65,6 +70,8 @@ const EVENT_OVERHEAD_BYTES = 64;
  */
 export class InMemoryEventStore implements EventStore {
   private readonly streams = new Map<string, StreamLog>();
+  /** Every stream, least recently written first (what the TTL sweep and eviction walk). */
+  private readonly recency = new RecencyList<StreamLog>();
   private readonly owners = new Map<string, Owner>();
   private readonly maxEventsPerStream: number;
   private readonly ttlMs: number;
@@ -94,15 +101,15 @@ export class InMemoryEventStore implements EventStore {
     let log = this.streams.get(streamId);
     if (!log) {
       const owner = this.ownerFor(streamId);
-      log = { streamId, owner, startSeq: seq, droppedUpTo: 0, events: [], bytes: 0, lastWrite: now, complete: false };
+      // The two recency nodes point back at the log: they are set right below.
+      const created = { streamId, owner, startSeq: seq, droppedUpTo: 0, events: [], bytes: 0, lastWrite: now, complete: false } as unknown as StreamLog;
+      created.recency = this.recency.add(created);
+      created.ownerRecency = owner.streams.add(created);
+      log = created;
       this.streams.set(streamId, log);
-      owner.streams.set(streamId, log);
     } else {
-      // Keep both maps in least-recently-written order.
-      this.streams.delete(streamId);
-      this.streams.set(streamId, log);
-      log.owner.streams.delete(streamId);
-      log.owner.streams.set(streamId, log);
+      this.recency.touch(log.recency);
+      log.owner.streams.touch(log.ownerRecency);
     }
     const size = sizeOf(event);
     log.events.push({ seq, event: { message: event.message, retry: event.retry }, size });
@@ -155,7 +162,7 @@ export class InMemoryEventStore implements EventStore {
     const key = this.ownerOf(streamId);
     let owner = this.owners.get(key);
     if (!owner) {
-      owner = { key, streams: new Map(), bytes: 0 };
+      owner = { key, streams: new RecencyList(), bytes: 0 };
       this.owners.set(key, owner);
     }
     return owner;
@@ -175,7 +182,8 @@ export class InMemoryEventStore implements EventStore {
 
   private dropStream(log: StreamLog): void {
     this.streams.delete(log.streamId);
-    log.owner.streams.delete(log.streamId);
+    this.recency.remove(log.recency);
+    log.owner.streams.remove(log.ownerRecency);
     this.grow(log, -log.bytes);
     if (log.owner.streams.size === 0) this.owners.delete(log.owner.key);
   }
@@ -189,20 +197,14 @@ export class InMemoryEventStore implements EventStore {
     while (this.streams.size > this.maxStreams || this.totalBytes > this.maxBytes) {
       const byCount = this.streams.size > this.maxStreams;
       const owner = this.largestOwner(byCount);
-      let victim: StreamLog | undefined;
-      for (const log of owner.streams.values()) {
-        if (log !== current) {
-          victim = log;
-          break;
-        }
-      }
+      const victim = owner.streams.oldest(current);
       if (victim) {
         this.dropStream(victim);
         continue;
       }
       if (byCount) {
         // Every owner holds one stream: the least recently written one overall goes.
-        const oldest = this.streams.values().next().value!;
+        const oldest = this.recency.oldest()!;
         if (oldest === current) return;
         this.dropStream(oldest);
       } else if (current.events.length > 1) {
@@ -233,7 +235,11 @@ export class InMemoryEventStore implements EventStore {
   private sweep(now: number): void {
     if (now - this.lastSweep < Math.min(this.ttlMs, 10_000)) return;
     this.lastSweep = now;
-    for (const log of this.streams.values()) if (now - log.lastWrite > this.ttlMs) this.dropStream(log);
+    // Least recently written first: the first stream still fresh ends the sweep.
+    for (const log of this.recency.values()) {
+      if (now - log.lastWrite <= this.ttlMs) break;
+      this.dropStream(log);
+    }
   }
 }
 

@@ -1,0 +1,74 @@
+/** A place in a `RecencyList`, held by whoever owns the item (so moving or removing it needs no search). */
+export interface RecencyNode<T> {
+  readonly value: T;
+  older: RecencyNode<T> | undefined;
+  newer: RecencyNode<T> | undefined;
+}
+
+/**
+ * Items in the order they were last touched, oldest first: append, touch (move to the newest end), remove and the
+ * oldest item in O(1). A `Map` kept in that order (delete, then set again) does the same in theory, but V8 leaves a
+ * hole for every deleted entry until the table is rebuilt, and iterating from the oldest end walks over those holes:
+ * under steady churn that made finding the oldest item cost as much as the rest of a store write.
+ */
+export class RecencyList<T> {
+  private oldestNode: RecencyNode<T> | undefined;
+  private newestNode: RecencyNode<T> | undefined;
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Appends `value` as the newest item; keep the node to touch or remove it. */
+  add(value: T): RecencyNode<T> {
+    const node: RecencyNode<T> = { value, older: this.newestNode, newer: undefined };
+    if (this.newestNode) this.newestNode.newer = node;
+    else this.oldestNode = node;
+    this.newestNode = node;
+    this.count++;
+    return node;
+  }
+
+  /** Makes a node of this list the newest. */
+  touch(node: RecencyNode<T>): void {
+    if (node === this.newestNode) return;
+    this.unlink(node);
+    node.older = this.newestNode;
+    node.newer = undefined;
+    this.newestNode!.newer = node;
+    this.newestNode = node;
+  }
+
+  /** Removes a node of this list. */
+  remove(node: RecencyNode<T>): void {
+    this.unlink(node);
+    node.older = undefined;
+    node.newer = undefined;
+    this.count--;
+  }
+
+  /** The least recently touched item, skipping `except` (at most one step further). */
+  oldest(except?: T): T | undefined {
+    const node = this.oldestNode;
+    if (node && node.value === except) return node.newer?.value;
+    return node?.value;
+  }
+
+  /** Oldest first. Removing the item just yielded is allowed. */
+  *values(): IterableIterator<T> {
+    let node = this.oldestNode;
+    while (node) {
+      const next = node.newer;
+      yield node.value;
+      node = next;
+    }
+  }
+
+  private unlink(node: RecencyNode<T>): void {
+    if (node.older) node.older.newer = node.newer;
+    else this.oldestNode = node.newer;
+    if (node.newer) node.newer.older = node.older;
+    else this.newestNode = node.older;
+  }
+}
