@@ -15,12 +15,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     onUnserialisable?.(error);
   }
   const unreadBody = mustCloseForBody(res.req, status);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers, ...(unreadBody ? CLOSE : undefined) });
+  const head: Record<string, string | number> = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) };
+  if (headers) Object.assign(head, headers);
+  if (unreadBody) head.Connection = 'close';
+  res.writeHead(status, head);
   res.end(text);
   if (unreadBody) stopReading(res);
 }
-
-const CLOSE = { Connection: 'close' };
 
 /**
  * True when the answer must close the connection because of a body that has not fully arrived: Node would

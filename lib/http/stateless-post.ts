@@ -135,8 +135,9 @@ async function serveStatelessReply(
     await writeStatelessReply(res, channel, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', modern, o, 0, request, tracking);
   } finally {
     off();
-    // A disconnect (2026-07-28) cancels; after a complete reply this is a no-op for a finished handler.
-    if (!res.writableFinished) run.ctx.abort(new Error('The client disconnected'));
+    // A reply that did not end (the client left mid-stream) cancels its handler (2026-07-28). One that ended was
+    // answered by a finished handler: nothing to cancel (no Error made per request).
+    if (!res.writableEnded) run.ctx.abort(new Error('The client disconnected'));
   }
 }
 

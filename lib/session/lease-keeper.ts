@@ -49,6 +49,7 @@ export class LeaseKeeper {
    * there by then.
    */
   releaseWhenStored(stream: { readonly streamId: string; stored(): Promise<void> }): void {
+    if (!this.held.has(stream.streamId)) return; // no lease taken (no EventStore), or released already
     const done = stream.stored().then(() => this.release(stream.streamId));
     this.releasing.add(done);
     void done.then(() => this.releasing.delete(done));

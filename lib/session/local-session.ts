@@ -8,6 +8,7 @@ import type { ClientView } from '../server/client-view.js';
 import type { OutgoingRequestOptions, RequestChannel } from '../server/request-channel.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { EventStore } from '../store/event-store.js';
+import { RecencyList } from '../store/recency-list.js';
 import { formatLocalStreamKey, formatOutgoingRequestId } from './local-event-id.js';
 import { OutboundStream } from './outbound-stream.js';
 import { SseChannel } from './sse-channel.js';
@@ -60,6 +61,8 @@ export class LocalSession implements ClientView {
   closing = false;
   readonly standalone: OutboundStream;
   readonly streams = new Map<number, OutboundStream>();
+  /** The same streams, oldest first (what eviction walks; a Map walked from its oldest end would step over holes). */
+  private readonly streamOrder = new RecencyList<OutboundStream>();
   readonly inflight = new Map<RequestId, InFlightRequest>();
   private readonly pending = new Map<RequestId, PendingClientRequest>();
   /** Keep-alive-only GET connections waiting to take over the standalone stream, oldest first. */
@@ -144,6 +147,7 @@ export class LocalSession implements ClientView {
   openStream(now: number): OutboundStream {
     const stream = this.newStream(this.nextStreamIndex++);
     this.streams.set(stream.index, stream);
+    stream.retention = this.streamOrder.add(stream);
     if (this.streams.size > this.settings.maxRetainedStreams) this.evictStreams(now, true);
     return stream;
   }
@@ -153,10 +157,10 @@ export class LocalSession implements ClientView {
    * holds more than `maxRetainedStreams` streams or more than `maxRetainedBytesPerSession` bytes.
    */
   evictStreams(now: number, overCapacity = false): void {
-    for (const [index, stream] of this.streams) {
+    for (const stream of this.streamOrder.values()) {
       if (!stream.completed) continue;
       const expired = now - stream.completedAt >= this.settings.completedStreamTtl;
-      if (expired || (overCapacity && this.overBudget())) this.forgetStream(index, stream);
+      if (expired || (overCapacity && this.overBudget())) this.forgetStream(stream);
       // Streams are in creation order, so past the first live one the rest are newer: stop scanning.
       else if (overCapacity) break;
     }
@@ -164,9 +168,9 @@ export class LocalSession implements ClientView {
 
   /** Drops the oldest completed stream; false when none is left to drop. */
   evictOldestCompleted(): boolean {
-    for (const [index, stream] of this.streams) {
+    for (const stream of this.streamOrder.values()) {
       if (!stream.completed) continue;
-      this.forgetStream(index, stream);
+      this.forgetStream(stream);
       return true;
     }
     return false;
@@ -176,8 +180,10 @@ export class LocalSession implements ClientView {
     return this.streams.size > this.settings.maxRetainedStreams || this.retainedBytes > this.settings.maxRetainedBytesPerSession;
   }
 
-  private forgetStream(index: number, stream: OutboundStream): void {
-    this.streams.delete(index);
+  private forgetStream(stream: OutboundStream): void {
+    this.streams.delete(stream.index);
+    if (stream.retention) this.streamOrder.remove(stream.retention);
+    stream.retention = undefined;
     stream.releaseCache();
   }
 
@@ -303,6 +309,7 @@ export class LocalSession implements ClientView {
       stream.releaseCache();
     }
     this.streams.clear();
+    this.streamOrder.clear();
     this.standalone.disconnect();
     this.standalone.releaseCache();
     for (const shadow of this.shadows.splice(0)) shadow.channel.end();

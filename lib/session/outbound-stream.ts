@@ -1,6 +1,7 @@
 import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js';
 import type { EventStore } from '../store/event-store.js';
+import type { RecencyNode } from '../store/recency-list.js';
 import { formatLocalEventId } from './local-event-id.js';
 import { SseChannel } from './sse-channel.js';
 import { isSafeSseField, type SseEvent } from '../store/sse-event.js';
@@ -56,6 +57,8 @@ export class OutboundStream {
    * already ended the connection with an error response; the owner cancels the request.
    */
   onAbandoned: (() => void) | undefined;
+  /** Its place in the session's retained streams, oldest first (set and cleared by the session). */
+  retention: RecencyNode<OutboundStream> | undefined;
   /** The session ended: nothing may attach any more (a resume queued behind store writes ends at once). */
   private closed = false;
   private seq = 0;

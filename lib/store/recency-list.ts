@@ -48,6 +48,13 @@ export class RecencyList<T> {
     this.count--;
   }
 
+  /** Forgets every item (their nodes are left as they are). */
+  clear(): void {
+    this.oldestNode = undefined;
+    this.newestNode = undefined;
+    this.count = 0;
+  }
+
   /** The least recently touched item, skipping `except` (at most one step further). */
   oldest(except?: T): T | undefined {
     const node = this.oldestNode;
