@@ -102,6 +102,11 @@ export const EVENT_STORE_DEFAULTS = {
   redisKeyPrefix: 'mcp:events:',
 } as const;
 
+export const STREAM_LEASES_DEFAULTS = {
+  /** Released leases' records kept in memory at most (each kept a minute at most, `RELEASED_LEASE_KEEP_MS`). */
+  maxReleased: 10_000,
+} as const;
+
 export const SESSION_STORE_DEFAULTS = {
   /** In memory: kept until deleted (the LocalSessionManager's idle timeout drops sessions). */
   inMemoryTtlMs: 0,

@@ -94,7 +94,7 @@ export { InMemoryEventStore, type InMemoryEventStoreOptions } from './store/in-m
 export type { MessageBus } from './store/message-bus.js';
 export { InMemoryMessageBus } from './store/in-memory-message-bus.js';
 export type { StreamLeases, StreamLeaseInfo } from './store/stream-leases.js';
-export { InMemoryStreamLeases } from './store/in-memory-stream-leases.js';
+export { InMemoryStreamLeases, type InMemoryStreamLeasesOptions } from './store/in-memory-stream-leases.js';
 
 import './auth/express-request.js'; // types only: Express's Request gets req.auth
 export { requireBearerAuth, type BearerAuthOptions, type OAuthTokenVerifier } from './auth/bearer-auth.js';

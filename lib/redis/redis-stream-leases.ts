@@ -1,5 +1,5 @@
 import type { RequestId } from '../protocol/jsonrpc.js';
-import type { StreamLeaseInfo, StreamLeases } from '../store/stream-leases.js';
+import { RELEASED_LEASE_KEEP_MS, type StreamLeaseInfo, type StreamLeases } from '../store/stream-leases.js';
 import { checkCommandTimeout, CommandDeadlines, untilReady } from './command-deadline.js';
 import { checkKeyPrefix, hashTag } from './hash-tag.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
@@ -9,7 +9,7 @@ import { RedisScript, type RedisScriptClient } from './redis-script.js';
 export interface RedisStreamLeasesMulti {
   hSet(key: string, field: string, value: string): RedisStreamLeasesMulti;
   hGetAll(key: string): RedisStreamLeasesMulti;
-  pExpire(key: string, ms: number): RedisStreamLeasesMulti;
+  pExpire(key: string, ms: number, mode?: 'NX' | 'XX' | 'GT' | 'LT'): RedisStreamLeasesMulti;
   set(key: string, value: string, options: { expiration: { type: 'PX'; value: number } }): RedisStreamLeasesMulti;
   del(key: string): RedisStreamLeasesMulti;
   exists(key: string): RedisStreamLeasesMulti;
@@ -44,8 +44,8 @@ export interface RedisStreamLeasesOptions {
  * Stream leases in Redis, shared by every instance using the same Redis and `keyPrefix`. Per stream, a lease key
  * (`<prefix>{<streamId>}:lease`, expiring after the lease's TTL unless renewed) and an info hash
  * (`<prefix>{<streamId>}:info`: the request id, whether the stream was released and whether its loss was claimed,
- * kept for `keepMs`). A lapsed lease is never renewed again (`PEXPIRE` of a missing key does nothing), so once an
- * instance is lost its streams stay lost.
+ * kept for `keepMs`, and a minute at most once released). A lapsed lease is never renewed again (`PEXPIRE` of a
+ * missing key does nothing), so once an instance is lost its streams stay lost.
  */
 export class RedisStreamLeases implements StreamLeases {
   private readonly keyPrefix: string;
@@ -85,12 +85,12 @@ export class RedisStreamLeases implements StreamLeases {
   async release(streamId: string): Promise<void> {
     const { lease, infoKey } = this.keys(streamId);
     if (typeof this.client.eval === 'function') {
-      await this.deadline((client) => RELEASE_SCRIPT.run(client as RedisScriptClient, [infoKey, lease], []));
+      await this.deadline((client) => RELEASE_SCRIPT.run(client as RedisScriptClient, [infoKey, lease], [String(RELEASED_LEASE_KEEP_MS)]));
       return;
     }
     await this.deadline(async (client, signal) => {
       await untilReady(this.client, signal);
-      return client.multi().hSet(infoKey, 'released', '1').del(lease).exec();
+      return client.multi().hSet(infoKey, 'released', '1').pExpire(infoKey, RELEASED_LEASE_KEEP_MS, 'LT').del(lease).exec();
     });
   }
 
@@ -133,9 +133,13 @@ redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
 return 1
 `);
 
-/** Releases a lease: marked released in the info hash, the lease key deleted. */
+/**
+ * Releases a lease: marked released in the info hash, which is kept `ARGV[1]` ms at most from now (`LT`: never
+ * longer than it was), the lease key deleted.
+ */
 const RELEASE_SCRIPT = new RedisScript(`
 redis.call('HSET', KEYS[1], 'released', '1')
+redis.call('PEXPIRE', KEYS[1], ARGV[1], 'LT')
 redis.call('DEL', KEYS[2])
 return 1
 `);

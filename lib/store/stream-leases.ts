@@ -19,7 +19,12 @@ export interface StreamLeases {
   acquire(streamId: string, info: StreamLeaseInfo, ttlMs: number, keepMs: number): Promise<void>;
   /** Extends the leases of these running streams to `ttlMs` from now. */
   renew(streamIds: readonly string[], ttlMs: number): Promise<void>;
-  /** The stream completed here: its lease ends (its info stays until `keepMs` passed, for `inspect`). */
+  /**
+   * The stream completed here: its lease ends. Its info stays for `inspect` a short while (at most
+   * `RELEASED_LEASE_KEEP_MS`, never longer than `keepMs`): a completed stream's final response is in the EventStore
+   * by then, so a resume elsewhere ends on it without asking the lease; the record only serves a resume that read
+   * the store just before the response was stored.
+   */
   release(streamId: string): Promise<void>;
   /**
    * What is known of a stream: undefined when no lease was ever taken (or its info expired); otherwise its info,
@@ -32,3 +37,6 @@ export interface StreamLeases {
    */
   claimLost(streamId: string): Promise<boolean>;
 }
+
+/** How long the record of a released lease is kept at most (see `StreamLeases.release`): one minute. */
+export const RELEASED_LEASE_KEEP_MS = 60_000;
