@@ -7,8 +7,12 @@
 export function hashTag(id: string): string {
   // An empty tag (`{}`) would hash the whole key: the empty id gets `{%}`, which no escaped id can be.
   if (id.length === 0) return '{%}';
+  // Most ids (every id the session managers make) need no escaping: no replace, no callback per request.
+  if (!NEEDS_ESCAPE.test(id)) return `{${id}}`;
   return `{${id.replace(/[%{}]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)}}`;
 }
+
+const NEEDS_ESCAPE = /[%{}]/;
 
 /** Checks a store's `keyPrefix`: a brace in it would take the place of the hash tag that follows it. */
 export function checkKeyPrefix(keyPrefix: string): string {

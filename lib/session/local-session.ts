@@ -157,6 +157,14 @@ export class LocalSession implements ClientView {
    * holds more than `maxRetainedStreams` streams or more than `maxRetainedBytesPerSession` bytes.
    */
   evictStreams(now: number, overCapacity = false): void {
+    // A new stream over capacity: usually the oldest stream is finished and goes alone (no walk).
+    if (overCapacity) {
+      const oldest = this.streamOrder.oldest();
+      if (oldest?.completed) {
+        this.forgetStream(oldest);
+        if (!this.overBudget()) return;
+      }
+    }
     for (const stream of this.streamOrder.values()) {
       if (!stream.completed) continue;
       const expired = now - stream.completedAt >= this.settings.completedStreamTtl;
