@@ -17,6 +17,44 @@ const { connectRedis, uniquePrefix, deleteKeys } = require('./redis-helper.js');
 
 const root = path.join(__dirname, '..');
 
+/**
+ * The raw node:http floor: reads the body, `JSON.parse`, answers the JSON-RPC result of a tools/call of "sum" with
+ * the request's id (`writeHead`/`end`). `sse`: answers as the middleware's SSE stream does instead (priming event,
+ * the response as an event, chunked). `spinMicros`: first spends that long in a busy loop (a handler's own work).
+ */
+function floorHandler({ sse = false, spinMicros = 0 } = {}) {
+  const result = JSON.stringify(SUM_RESULT);
+  const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' };
+  let stream = 0;
+  return (req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      let message;
+      try {
+        message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        res.writeHead(400, { 'Content-Type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
+        return;
+      }
+      if (spinMicros > 0) {
+        const until = process.hrtime.bigint() + BigInt(spinMicros * 1000);
+        while (process.hrtime.bigint() < until);
+      }
+      const body = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id ?? null)},"result":${result}}`;
+      if (!sse) {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }).end(body);
+        return;
+      }
+      const key = `floor/${++stream}`;
+      res.writeHead(200, SSE_HEADERS);
+      res.write(`id: ${key}/0\nretry: 1000\ndata: \n\n`);
+      res.write(`event: message\nid: ${key}/1\ndata: ${body}\n\n`);
+      res.end();
+    });
+  };
+}
+
 /** Servers of the scenarios that are not throughput runs (bench/resume.js, bench/memory.js, bench/fanout.js). */
 const SCENARIO_SERVERS = ['resume-memory', 'resume-redis', 'sessions', 'fanout', 'fanout-floor'];
 
@@ -35,23 +73,20 @@ const builders = {
 
   /** The Node floor: plain node:http reads the body, parses it and answers the same JSON-RPC result (its id echoed). */
   'node-floor'() {
-    const result = JSON.stringify(SUM_RESULT);
-    const handler = (req, res) => {
-      const chunks = [];
-      req.on('data', (chunk) => chunks.push(chunk));
-      req.on('end', () => {
-        let message;
-        try {
-          message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        } catch {
-          res.writeHead(400, { 'Content-Type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
-          return;
-        }
-        const body = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id ?? null)},"result":${result}}`;
-        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }).end(body);
-      });
-    };
-    return { handler };
+    return { handler: floorHandler() };
+  },
+
+  /** The floor answering as SSE the way the middleware does (SSE headers, a priming event, the response, end). */
+  'node-floor-sse'() {
+    return { handler: floorHandler({ sse: true }) };
+  },
+
+  /** The floor with 4 µs (8 µs) of busy JavaScript per request: what a handler's own work costs in the ratio. */
+  'node-floor-plus-4us'() {
+    return { handler: floorHandler({ spinMicros: 4 }) };
+  },
+  'node-floor-plus-8us'() {
+    return { handler: floorHandler({ spinMicros: 8 }) };
   },
 
   'node-mcp-2026'() {

@@ -318,7 +318,8 @@ function svg(goalList) {
   const groups = [
     ['Express', (s) => s.mount === 'express'],
     ['plain node:http', (s) => s.mount === 'node' && ['node-floor', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-progress'].includes(s.target)],
-    ['stores (vs the same call without)', (s) => s.mount === 'node' && !['node-floor', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-progress'].includes(s.target)],
+    ['reference: the floor answering as SSE, and with added JavaScript', (s) => s.target.startsWith('node-floor-')],
+    ['stores (vs the same call without)', (s) => s.mount === 'node' && !s.target.startsWith('node-floor') && !['node-mcp-2026', 'node-mcp-session', 'node-mcp-session-progress'].includes(s.target)],
   ];
   const max = Math.max(...throughput.summary.map((s) => s.reqPerSec));
   for (const [title, test] of groups) {
