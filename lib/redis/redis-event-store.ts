@@ -175,6 +175,11 @@ export class RedisEventStore implements EventStore {
     return parseEventId(eventId)?.streamId;
   }
 
+  /** `<streamId>#0`: seq 0 comes before every seq this store hands out. */
+  startEventId(streamId: string): string {
+    return formatEventId(streamId, 0);
+  }
+
   async completeStream(streamId: string): Promise<void> {
     const { meta } = this.keys(streamId);
     // One script (one key, so on a cluster too): the mark is set only while the stream's hash exists.

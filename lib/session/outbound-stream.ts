@@ -116,7 +116,13 @@ export class OutboundStream {
 
   /** A priming event: an id to resume from and the reconnection delay, with no message. */
   prime(retry: number): void {
-    if (this.eventStore) {
+    const store = this.eventStore;
+    const startId = store?.startEventId && this.seq === 0 ? store.startEventId(this.streamId) : undefined;
+    if (startId !== undefined && isSafeSseField(startId)) {
+      // An id before every event of the stream: resuming from it replays the whole stream, so nothing is written.
+      this.lastId = startId;
+      this.deliver({ id: startId, retry });
+    } else if (store) {
       this.emit({ retry });
     } else {
       this.lastId = formatLocalEventId(this.localKey, this.seq);

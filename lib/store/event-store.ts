@@ -23,6 +23,14 @@ export interface EventStore {
   /** Marks a stream finished: nothing more will be stored on it (stores may shorten its retention). */
   completeStream?(streamId: string): Promise<void>;
   /**
+   * An id that comes before every event of `streamId`, known without I/O: `replayEventsAfter` of it yields every
+   * event the stream holds (nothing when events were already dropped from its start, never a gap), and
+   * `streamIdOf` of it is `streamId`. With it, a request stream's priming event (the id a client resumes from
+   * before any message arrived) is sent at once and costs no write. Without it, the priming event is stored like
+   * any other.
+   */
+  startEventId?(streamId: string): string;
+  /**
    * True when `storeEvent` calls for one stream, made one after another without waiting for each other, store the
    * events in the order of the calls. The session managers then send a stream's writes at once (pipelined: several
    * events in one round trip, and one socket write of the response for them) instead of awaiting each before the

@@ -138,6 +138,11 @@ export class InMemoryEventStore implements EventStore {
     return parseEventId(eventId)?.streamId;
   }
 
+  /** `<streamId>#0`: seq 0 comes before every seq this store hands out. */
+  startEventId(streamId: string): string {
+    return formatEventId(streamId, 0);
+  }
+
   async completeStream(streamId: string): Promise<void> {
     const log = this.streams.get(streamId);
     if (log) log.complete = true;

@@ -117,6 +117,18 @@ export function describeEventStoreContract(name: string, create: () => EventStor
       expect(replayed.map((stored) => (stored.event.message as { method: string }).method)).toEqual(methods);
     });
 
+    test('startEventId comes before every event of its stream, and only its stream', async () => {
+      if (!store.startEventId) return;
+      const streamId = `${prefix}-s/1`;
+      const start = store.startEventId(streamId);
+      expect(store.streamIdOf(start)).toBe(streamId);
+      expect(await replay(store, start)).toEqual([]); // nothing stored yet
+      const ids = [await store.storeEvent(streamId, message('one')), await store.storeEvent(streamId, message('two'))];
+      await store.storeEvent(`${prefix}-s/2`, message('other'));
+      expect((await replay(store, start)).map((stored) => stored.id)).toEqual(ids);
+      expect(store.startEventId(`${prefix}-s/2`)).not.toBe(start);
+    });
+
     test('unknown, foreign and malformed ids replay nothing and do not throw', async () => {
       await store.storeEvent(`${prefix}-u/1`, message('x'));
       for (const id of ['', 'garbage', `${prefix}-missing/1#1`, '#1', '\u0000', 'a'.repeat(5000)]) {

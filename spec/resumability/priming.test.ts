@@ -113,3 +113,29 @@ describe.each([
     expect(events[1]).toMatchObject({ retry: 5000 });
   });
 });
+
+test('with a store that has startEventId, the priming event takes no write: its id is the stream\'s start id', async () => {
+  const stored: string[] = [];
+  class CountingStore extends InMemoryEventStore {
+    override async storeEvent(streamId: string, event: Parameters<InMemoryEventStore['storeEvent']>[1]): Promise<string> {
+      stored.push(event.message === undefined ? 'priming' : 'message');
+      return super.storeEvent(streamId, event);
+    }
+  }
+  const store = new CountingStore();
+  const served = await serve({ server: echoServer(), sessionManager: new LocalSessionManager({ eventStore: store }), sseKeepAlive: 0 });
+  try {
+    const client = new RawClient(served.url, '2025-11-25');
+    await client.initialize();
+    stored.length = 0;
+    const call = await client.call(toolCall(2, 'echo'));
+    expect(stored).toEqual(['message']); // the response only
+    const primingId = call.events[0].id!;
+    expect(primingId).toBe(store.startEventId(store.streamIdOf(primingId)!));
+    // A resume from it replays the whole stream (its response).
+    const resumed = await client.get({ 'Last-Event-ID': primingId });
+    expect(sseMessages(await resumed.text())).toEqual([expect.objectContaining({ id: 2 })]);
+  } finally {
+    await served.close();
+  }
+});
