@@ -94,6 +94,8 @@ export class RedisEventStore implements EventStore {
    * order (the session managers then pipeline a stream's writes); on a cluster, where it takes two, they are not.
    */
   readonly keepsWriteOrder: boolean;
+  /** Streams whose response this store wrote (which marked them complete), until their completeStream call. */
+  private readonly completedByResponse = new Set<string>();
 
   constructor(client: RedisEventStoreClient, options: RedisEventStoreOptions = {}) {
     this.client = client;
@@ -116,7 +118,14 @@ export class RedisEventStore implements EventStore {
       // writes made later, and could store events out of order (see keepsWriteOrder).
       return this.deadline(async (client) => {
         const { log, meta } = this.keys(streamId);
-        const seq = await client.eval!(STORE_EVENT_SCRIPT, { keys: [`${this.keyPrefix}seq`, log, meta], arguments: [entryTail(event), String(this.maxEventsPerStream + 1), String(this.ttlMs)] });
+        // A response ends its request's stream: the same script marks the stream complete, and the completeStream
+        // that follows it costs no command.
+        const final = isResponse(event);
+        const seq = await client.eval!(STORE_EVENT_SCRIPT, {
+          keys: [`${this.keyPrefix}seq`, log, meta],
+          arguments: [entryTail(event), String(this.maxEventsPerStream + 1), String(this.ttlMs), final ? '1' : '0'],
+        });
+        if (final) this.markedByResponse(streamId);
         return formatEventId(streamId, Number(seq));
       });
     }
@@ -181,6 +190,7 @@ export class RedisEventStore implements EventStore {
   }
 
   async completeStream(streamId: string): Promise<void> {
+    if (this.completedByResponse.delete(streamId)) return; // its response's write marked it
     const { meta } = this.keys(streamId);
     // One script (one key, so on a cluster too): the mark is set only while the stream's hash exists.
     if (typeof this.client.eval === 'function') {
@@ -209,6 +219,12 @@ export class RedisEventStore implements EventStore {
     return this.deadlines.run(operation);
   }
 
+  /** Remembers (a bounded while) that a stream was marked complete by the write of its response. */
+  private markedByResponse(streamId: string): void {
+    if (this.completedByResponse.size >= MAX_REMEMBERED_COMPLETIONS) this.completedByResponse.clear();
+    this.completedByResponse.add(streamId);
+  }
+
   private keys(streamId: string): { log: string; meta: string } {
     const base = `${this.keyPrefix}${hashTag(streamId)}`;
     return { log: `${base}:log`, meta: `${base}:meta` };
@@ -217,7 +233,8 @@ export class RedisEventStore implements EventStore {
 
 /**
  * Stores one event: the store-wide `INCR`, the stream's `startSeq` (first write of an incarnation), the entry
- * (`{"seq":<seq>,` + the rest of its JSON), the trim and both TTLs. Returns the seq.
+ * (`{"seq":<seq>,` + the rest of its JSON), the trim and both TTLs; with `ARGV[4]` '1' (a response, the stream's
+ * last event) also the `complete` mark. Returns the seq.
  */
 const STORE_EVENT_SCRIPT = `
 local seq = redis.call('INCR', KEYS[1])
@@ -226,6 +243,7 @@ local tail = ARGV[1]
 local entry
 if tail == '}' then entry = '{"seq":' .. seq .. '}' else entry = '{"seq":' .. seq .. ',' .. tail end
 redis.call('RPUSH', KEYS[2], entry)
+if ARGV[4] == '1' then redis.call('HSET', KEYS[3], 'complete', redis.call('HGET', KEYS[3], 'startSeq')) end
 redis.call('LTRIM', KEYS[2], -tonumber(ARGV[2]), -1)
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
@@ -242,6 +260,15 @@ if not startSeq then return 0 end
 redis.call('HSET', KEYS[1], 'complete', startSeq)
 return 1
 `);
+
+/** Streams remembered as completed by their response's write; past it the memory is dropped (completeStream then sends its command). */
+const MAX_REMEMBERED_COMPLETIONS = 10_000;
+
+/** A JSON-RPC response: the last event of a request's stream. */
+function isResponse(event: SseEvent): boolean {
+  const message = event.message;
+  return message !== undefined && !('method' in message) && ('result' in message || 'error' in message);
+}
 
 /** The JSON of an entry after its opening brace and seq: `"message":…,"retry":…}` (the message's text reused). */
 function entryTail(event: SseEvent): string {

@@ -153,6 +153,35 @@ describeWithRedis('the Redis store suites', (redis) => {
       expect(await leases.inspect('s/1')).toEqual({ info: { requestId: 7 }, held: false, released: true });
     });
 
+    test('a stored response marks its stream complete in the same command; the completeStream after it sends nothing', async () => {
+      const raw = await connect();
+      const sent: string[] = [];
+      const counted = new Proxy(raw, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            if (typeof name === 'string' && !['isReady', 'withCommandOptions'].includes(name)) sent.push(name);
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+      const store = new RedisEventStore(counted, { keyPrefix: prefix('complete-by-response'), commandTimeoutMs: 0 });
+      await store.storeEvent('s/1', { message: { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } } });
+      expect(await store.isStreamComplete('s/1')).toBe(false);
+      await store.storeEvent('s/1', { message: { jsonrpc: '2.0', id: 1, result: { content: [] } } });
+      expect(await store.isStreamComplete('s/1')).toBe(true);
+      sent.length = 0;
+      await store.completeStream('s/1');
+      expect(sent).toEqual([]);
+      // A stream that ends without a response (a cancelled request) is marked by completeStream itself.
+      await store.storeEvent('s/2', { message: { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } } });
+      sent.length = 0;
+      await store.completeStream('s/2');
+      expect(sent.length).toBeGreaterThan(0);
+      expect(await store.isStreamComplete('s/2')).toBe(true);
+    });
+
     test('ids are unique across two stores on two clients sharing one Redis, and each replays the other', async () => {
       const keyPrefix = prefix('shared');
       const one = new RedisEventStore(client(), { keyPrefix });
