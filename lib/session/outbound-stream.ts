@@ -50,6 +50,8 @@ export class OutboundStream {
   onListenerDetached: (() => void) | undefined;
   completed = false;
   completedAt = 0;
+  /** The completion's queued step has run: every event was recorded and the live connection ended. */
+  private ended = false;
   /** The request this stream answers (unset for the standalone GET stream). */
   requestId: RequestId | undefined;
   /**
@@ -76,6 +78,12 @@ export class OutboundStream {
   private readonly onCacheBytes: ((delta: number) => void) | undefined;
   /** Keeps store writes (and what follows them) in order. */
   private tail: Promise<void> | undefined;
+  /**
+   * Resumes reading the EventStore, queued or running. While there is one, writes are not sent ahead (pipelined):
+   * an event written before the replay reads the store would reach the new connection twice (from the replay,
+   * then from its own turn in the queue).
+   */
+  private storeReplays = 0;
   /** Seq of the last event handed to a live connection (standalone stream: where a new GET starts). */
   private deliveredSeq = 0;
   /** Id of the newest event: where a client resumes after a SEP-1699 close. */
@@ -141,6 +149,7 @@ export class OutboundStream {
     this.completed = true;
     this.completedAt = now;
     this.after(() => {
+      this.ended = true;
       this.listener?.end();
       this.listener = undefined;
       // A finished stream is only replayed: keep each event's JSON text, not the message objects too. (New
@@ -206,6 +215,7 @@ export class OutboundStream {
       channel.end();
       return channel;
     }
+    this.storeReplays++;
     this.after(async () => {
       try {
         for await (const stored of store.replayEventsAfter(eventId)) {
@@ -215,6 +225,8 @@ export class OutboundStream {
         this.onStoreError(error);
         channel.end();
         return;
+      } finally {
+        this.storeReplays--;
       }
       this.adopt(channel);
     });
@@ -246,7 +258,7 @@ export class OutboundStream {
     // A store that keeps the order of writes made without waiting gets this one now (pipelined with the stream's
     // other writes); any other store gets it once the previous write is done. Either way the events are recorded
     // and delivered in order, each once its write is acknowledged.
-    const early = store.keepsWriteOrder && !this.storeFailed ? this.store(store, event) : undefined;
+    const early = store.keepsWriteOrder && !this.storeFailed && this.storeReplays === 0 ? this.store(store, event) : undefined;
     early?.catch(() => undefined); // handled below, in order; never an unhandled rejection meanwhile
     this.after(async () => {
       // The store failed on this stream: the rest goes out live, without ids (no resume), rather than each event
@@ -271,7 +283,11 @@ export class OutboundStream {
 
   /** Stores an event; `data` (the JSON text already made) lets a store measure or write it without serialising again. */
   private store(store: EventStore, event: LoggedEvent): Promise<string> {
-    return store.storeEvent(this.streamId, { message: event.message, retry: event.retry, data: event.data });
+    try {
+      return store.storeEvent(this.streamId, { message: event.message, retry: event.retry, data: event.data });
+    } catch (error) {
+      return Promise.reject(error); // a store that throws at once fails like one that rejects
+    }
   }
 
   private record(event: LoggedEvent): void {
@@ -305,7 +321,9 @@ export class OutboundStream {
   }
 
   private adopt(channel: SseChannel): void {
-    if (this.completed || this.closed || !channel.isOpen) {
+    // A completed stream whose last events are still queued (behind a replay) adopts the connection: they reach it,
+    // and the completion's own step ends it.
+    if (this.ended || this.closed || !channel.isOpen) {
       channel.end();
       return;
     }

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { InMemoryEventStore, LocalSessionManager, McpServer, type SseEvent } from '../../lib/index.js';
-import { RawClient } from '../helpers/raw-client.js';
+import { RawClient, readUntil } from '../helpers/raw-client.js';
+import { parseSse } from '../helpers/sse.js';
 import { serve, type Served } from '../helpers/serve.js';
 
 /** An in-memory store whose acknowledgements wait until the test lets them go, one by one, in call order. */
@@ -43,6 +44,18 @@ class GatedEventStore extends InMemoryEventStore {
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
+}
+
+/** A tool that sends progress 1, waits for the test, sends progress 2, then answers. */
+function pausingServer(go: Promise<void>): McpServer {
+  const server = new McpServer({ name: 'pausing', version: '1.0.0' });
+  server.tool('pause', { description: 'progress, wait, progress, result' }, async (_args, ctx) => {
+    await ctx.progress(1, 2);
+    await go;
+    await ctx.progress(2, 2);
+    return { content: [{ type: 'text', text: 'done' }] };
+  });
+  return server;
 }
 
 function progressServer(): McpServer {
@@ -143,4 +156,50 @@ test('pipelined writes after a failed one: every event still reaches the client,
   // From the failure on, events go out without ids (no resume promised for what the store may lack).
   expect(events.map((event) => event.id !== undefined)).toEqual([true, false, false, false, false]);
   expect(errors.map((error) => (error as Error).message)).toContain('store write failed');
+});
+
+// With keepsWriteOrder: no write goes ahead of the replay (it would reach the new connection twice). Either way:
+// the events of a stream that completed while they waited behind the replay still reach it (they were lost before).
+test.each([true, false])('a resume from the store while writes are pending gets every event once (keepsWriteOrder %s)', async (keepsWriteOrder) => {
+  const store = new GatedEventStore(keepsWriteOrder);
+  let release: () => void = () => undefined;
+  const go = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const served = await serve({ server: pausingServer(go), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore: store }) });
+  servers.push(served);
+  const client = new RawClient(served.url);
+  let initialized = false;
+  const initializing = client.initialize().then(() => {
+    initialized = true;
+  });
+  while (!initialized) {
+    await store.acknowledgeAll();
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await initializing;
+  // The call: the priming event comes at once (no write); progress 1 is written, its acknowledgement held.
+  const leave = new AbortController();
+  const call = await fetch(served.url, {
+    method: 'POST',
+    headers: client.headers(),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'pause', arguments: {}, _meta: { progressToken: 'p' } } }),
+    signal: leave.signal,
+  });
+  const { text } = await readUntil(call, (read) => read.includes('retry:'));
+  const primingId = parseSse(text)[0].id!;
+  leave.abort(); // the client goes away; with a store the request goes on
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  // It resumes while progress 1's write is still pending; then the tool goes on (progress 2, the result).
+  const resumed = await client.get({ 'Last-Event-ID': primingId });
+  release();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const body = resumed.text();
+  for (let round = 0; round < 20; round++) {
+    await store.acknowledgeAll();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const events = parseSse(await body).filter((event) => event.data);
+  expect(events.map(kindOf)).toEqual([1, 2, 'result']);
+  expect(new Set(events.map((event) => event.id)).size).toBe(3);
 });
