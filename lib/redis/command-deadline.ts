@@ -71,11 +71,17 @@ export function withDeadline<T>(adapter: string, timeoutMs: number, operation: (
  * rejects with `RedisTimeoutError`; when the window's time is up, its signal aborts, so commands still queued in the
  * client (offline queue) are dropped, and every operation of the window still waiting rejects.
  *
+ * The operations of later windows still waiting then fail with it: Redis has not answered for `timeoutMs`, and a
+ * write queued behind one that was dropped must not reach Redis without it (a stream's pipelined events would
+ * have a gap). So no command is sent after one queued before it was dropped.
+ *
  * The window's client also turns off node-redis's own per-command timeout (`timeout: 0`, node-redis v6 gives every
  * command 5 s by default, with a timer each): this deadline replaces it for the adapter's commands.
  */
 export class CommandDeadlines<Client extends object> {
   private window: DeadlineWindow<Client> | undefined;
+  /** Windows whose timer runs, oldest first. */
+  private readonly live = new Set<DeadlineWindow<Client>>();
   private readonly windowMs: number;
 
   constructor(
@@ -124,9 +130,23 @@ export class CommandDeadlines<Client extends object> {
     const open = this.window;
     if (open && !open.expired && now - open.openedAt < this.windowMs) return open;
     open?.close();
-    const window = new DeadlineWindow(this.adapter, this.client, this.timeoutMs, this.timeoutMs + this.windowMs, now);
+    const window = new DeadlineWindow(this.client, this.timeoutMs + this.windowMs, now, {
+      timedOut: (expired) => this.timedOut(expired),
+      done: (finished) => this.live.delete(finished),
+    });
+    this.live.add(window);
     this.window = window;
     return window;
+  }
+
+  /** A window's time is up: it fails, and so does every later window with operations still waiting. */
+  private timedOut(window: DeadlineWindow<Client>): void {
+    const error = new RedisTimeoutError(this.adapter, this.timeoutMs);
+    let later = false;
+    for (const each of this.live) {
+      if (each === window) later = true;
+      if (later && (each === window || each.waiting.size > 0)) each.expire(error);
+    }
   }
 }
 
@@ -141,34 +161,44 @@ class DeadlineWindow<Client extends object> {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    adapter: string,
     client: Client,
-    timeoutMs: number,
     expiresInMs: number,
     readonly openedAt: number,
+    private readonly owner: { timedOut(window: DeadlineWindow<Client>): void; done(window: DeadlineWindow<Client>): void },
   ) {
     // node-redis adds an abort listener per command: a busy window has many, none of them a leak.
     setMaxListeners(0, this.controller.signal);
     this.client = abortable(client, this.controller.signal, true);
-    this.timer = setTimeout(() => {
-      this.expired = true;
-      const error = new RedisTimeoutError(adapter, timeoutMs);
-      this.controller.abort(error);
-      for (const reject of this.waiting) reject(error);
-      this.waiting.clear();
-    }, expiresInMs);
+    this.timer = setTimeout(() => this.owner.timedOut(this), expiresInMs);
     this.timer.unref?.();
+  }
+
+  /** Fails every operation still waiting, and drops their commands still queued in the client. */
+  expire(error: RedisTimeoutError): void {
+    if (this.expired) return;
+    this.expired = true;
+    clearTimeout(this.timer);
+    this.controller.abort(error);
+    for (const reject of this.waiting) reject(error);
+    this.waiting.clear();
+    this.owner.done(this);
   }
 
   settled(reject: (error: unknown) => void): void {
     this.waiting.delete(reject);
-    if (this.closed && this.waiting.size === 0) clearTimeout(this.timer);
+    if (this.closed && this.waiting.size === 0) this.finish();
   }
 
   /** No new operation joins; the timer goes as soon as none is waiting. */
   close(): void {
     this.closed = true;
-    if (this.waiting.size === 0) clearTimeout(this.timer);
+    if (this.waiting.size === 0) this.finish();
+  }
+
+  private finish(): void {
+    if (this.expired) return;
+    clearTimeout(this.timer);
+    this.owner.done(this);
   }
 }
 

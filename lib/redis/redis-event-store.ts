@@ -90,8 +90,9 @@ export class RedisEventStore implements EventStore {
   /** Events are stored by one script (`EVAL`): a single Redis, not a cluster. */
   private readonly oneRoundTrip: boolean;
   /**
-   * On a single Redis an event is one command on one connection, so writes made without waiting are stored in call
-   * order (the session managers then pipeline a stream's writes); on a cluster, where it takes two, they are not.
+   * On a `createClient()` client an event is one command on one connection, so writes made without waiting are
+   * stored in call order (the session managers then pipeline a stream's writes). Not on a cluster (an event takes
+   * two commands), nor on a pool or Sentinel client (commands of one caller may go out on different connections).
    */
   readonly keepsWriteOrder: boolean;
   /** Streams whose response this store wrote (which marked them complete), until their completeStream call. */
@@ -107,7 +108,7 @@ export class RedisEventStore implements EventStore {
     if (!Number.isInteger(this.ttlMs) || this.ttlMs < 1) throw new RangeError('ttlMs must be a positive integer');
     // A cluster keeps the store-wide counter in another slot than the stream's keys: a script cannot span them.
     this.oneRoundTrip = typeof client.eval === 'function' && typeof (client as { getSlotRandomNode?: unknown }).getSlotRandomNode !== 'function';
-    this.keepsWriteOrder = this.oneRoundTrip;
+    this.keepsWriteOrder = this.oneRoundTrip && isSingleConnection(client);
   }
 
   async storeEvent(streamId: string, event: SseEvent): Promise<string> {
@@ -260,6 +261,12 @@ if not startSeq then return 0 end
 redis.call('HSET', KEYS[1], 'complete', startSeq)
 return 1
 `);
+
+/** A `createClient()` client: not a cluster, pool (`createClientPool`) or Sentinel (`createSentinel`) client. */
+function isSingleConnection(client: object): boolean {
+  const has = (name: string) => typeof (client as Record<string, unknown>)[name] === 'function';
+  return !has('getSlotRandomNode') && !has('execute') && !has('getMasterNode');
+}
 
 /** Streams remembered as completed by their response's write; past it the memory is dropped (completeStream then sends its command). */
 const MAX_REMEMBERED_COMPLETIONS = 10_000;

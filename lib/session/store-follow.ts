@@ -33,9 +33,11 @@ export async function* followFromStore(store: EventStore, leases: StreamLeases, 
       }
       if (ended) return;
       const lease = await leases.inspect(streamId);
-      // Nothing known of a lease: replay only. Released: the stream completed (or was cancelled); nothing follows.
+      // Released: the stream completed (or was cancelled); nothing follows. Nothing known of a lease (another kind
+      // of stream, or a released record already forgotten): the same. Either way, one last read for what was stored
+      // between the replay above and the lease check.
       if (!lease || lease.released) {
-        if (lease?.released) yield* replayRest(store, last);
+        yield* replayRest(store, last);
         return;
       }
       if (!lease.held) {

@@ -96,6 +96,15 @@ test('a transaction is never queued on a disconnected client: it waits for the c
   expect(sent).toEqual(['multi', 'exec']);
 });
 
+test('RedisEventStore pipelines (keepsWriteOrder) only on a createClient() client: not a cluster, pool or Sentinel client', () => {
+  const evalOnly = { incr: async () => 1, hGet: async () => null, multi: () => ({}) as never, eval: async () => 1 };
+  expect(new RedisEventStore(evalOnly as unknown as RedisEventStoreClient).keepsWriteOrder).toBe(true);
+  for (const extra of ['getSlotRandomNode', 'execute', 'getMasterNode']) {
+    const client = { ...evalOnly, [extra]: () => undefined };
+    expect(new RedisEventStore(client as unknown as RedisEventStoreClient).keepsWriteOrder).toBe(false);
+  }
+});
+
 test('options are checked when an adapter is built', () => {
   const { client } = unansweredClient();
   for (const commandTimeoutMs of [-1, 1.5, Number.NaN]) {
@@ -190,6 +199,23 @@ describe('CommandDeadlines: one timer and one signal per window of operations', 
     const result = spawnSync(process.execPath, ['-e', program], { encoding: 'utf8', timeout: 10_000 });
     expect(JSON.parse(result.stdout)).toEqual({ answers: 50, signals: 1 });
     expect(result.stderr).not.toMatch(/MaxListenersExceededWarning/);
+  });
+
+  test('when a window times out, later windows\' operations still waiting fail with it (no write lands behind a dropped one)', async () => {
+    const { client } = recordingClient();
+    const deadlines = new CommandDeadlines('TestAdapter', client, 160); // a window of 10 ms
+    const started = performance.now();
+    const first = deadlines.run(never).catch((error: unknown) => ({ error, at: performance.now() - started }));
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    let laterSignal: AbortSignal | undefined;
+    const later = deadlines.run((_, signal) => ((laterSignal = signal), never())).catch((error: unknown) => ({ error, at: performance.now() - started }));
+    expect(await deadlines.run(async () => 'answered')).toBe('answered'); // settled: unaffected
+    const [a, b] = await Promise.all([first, later]);
+    expect(a.error).toBeInstanceOf(RedisTimeoutError);
+    expect(b.error).toBeInstanceOf(RedisTimeoutError);
+    // The later one failed with the first, before its own deadline (started 40 ms later), and its queued command is dropped.
+    expect(b.at - a.at).toBeLessThan(30);
+    expect(laterSignal!.aborted).toBe(true);
   });
 
   test('an operation that throws at once rejects; commandTimeoutMs 0 uses the client as given, with no deadline', async () => {
