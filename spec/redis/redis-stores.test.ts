@@ -25,6 +25,20 @@ test('the core package never imports the Redis adapters or the driver', () => {
   for (const file of fs.readdirSync(path.join(root, 'redis'))) expect(fs.readFileSync(path.join(root, 'redis', file), 'utf8')).not.toMatch(/from ['"](?:redis|@redis\/)/);
 });
 
+/** The client, recording in `sent` the name of each method called that `counts` (commands, for the tests). */
+function recording(client: RedisTestClient, sent: string[], counts: (name: string) => boolean): RedisTestClient {
+  return new Proxy(client, {
+    get(target, name) {
+      const value = Reflect.get(target, name, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (typeof name === 'string' && counts(name)) sent.push(name);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
 describeWithRedis('the Redis store suites', (redis) => {
   const { connect, prefix, runPrefix } = redis;
   // The client connects in beforeAll: read it at use, inside tests and hooks.
@@ -117,16 +131,7 @@ describeWithRedis('the Redis store suites', (redis) => {
       const raw = await connect();
       const sent: string[] = [];
       // commandTimeoutMs 0: the adapters use the client as given, so the proxy sees every script call.
-      const counted = new Proxy(raw, {
-        get(target, name) {
-          const value = Reflect.get(target, name, target);
-          if (name !== 'eval' && name !== 'evalSha') return typeof value === 'function' ? value.bind(target) : value;
-          return (...args: unknown[]) => {
-            sent.push(name);
-            return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-          };
-        },
-      });
+      const counted = recording(raw, sent, (name) => name === 'eval' || name === 'evalSha');
       const keyPrefix = prefix('scripts');
       const store = new RedisEventStore(counted, { keyPrefix, commandTimeoutMs: 0 });
       const leases = new RedisStreamLeases(counted, { keyPrefix: prefix('script-leases'), commandTimeoutMs: 0 });
@@ -156,16 +161,7 @@ describeWithRedis('the Redis store suites', (redis) => {
     test('a stored response marks its stream complete in the same command; the completeStream after it sends nothing', async () => {
       const raw = await connect();
       const sent: string[] = [];
-      const counted = new Proxy(raw, {
-        get(target, name) {
-          const value = Reflect.get(target, name, target);
-          if (typeof value !== 'function') return value;
-          return (...args: unknown[]) => {
-            if (typeof name === 'string' && !['isReady', 'withCommandOptions'].includes(name)) sent.push(name);
-            return (value as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        },
-      });
+      const counted = recording(raw, sent, (name) => name !== 'withCommandOptions');
       const store = new RedisEventStore(counted, { keyPrefix: prefix('complete-by-response'), commandTimeoutMs: 0 });
       await store.storeEvent('s/1', { message: { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } } });
       expect(await store.isStreamComplete('s/1')).toBe(false);

@@ -72,12 +72,11 @@ afterEach(async () => {
   for (const served of servers.splice(0)) await served.close();
 });
 
-async function callSteps(store: GatedEventStore, failAt = -1) {
-  const errors: unknown[] = [];
-  const served = await serve({ server: progressServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore: store, onError: (error) => errors.push(error) }) });
+/** A server on the gated store, and a client with its session open (initialize's own writes acknowledged). */
+async function serveGated(store: GatedEventStore, server: McpServer, errors: unknown[] = []): Promise<{ served: Served; client: RawClient }> {
+  const served = await serve({ server, sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore: store, onError: (error) => errors.push(error) }) });
   servers.push(served);
   const client = new RawClient(served.url);
-  // initialize's own stream (priming and response) waits on the gate too.
   let initialized = false;
   const initializing = client.initialize().then(() => {
     initialized = true;
@@ -87,6 +86,12 @@ async function callSteps(store: GatedEventStore, failAt = -1) {
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   await initializing;
+  return { served, client };
+}
+
+async function callSteps(store: GatedEventStore, failAt = -1) {
+  const errors: unknown[] = [];
+  const { client } = await serveGated(store, progressServer(), errors);
   store.calls.length = 0;
   store.waitingAtCall.length = 0;
   store.failAt = failAt;
@@ -166,18 +171,7 @@ test.each([true, false])('a resume from the store while writes are pending gets 
   const go = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const served = await serve({ server: pausingServer(go), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore: store }) });
-  servers.push(served);
-  const client = new RawClient(served.url);
-  let initialized = false;
-  const initializing = client.initialize().then(() => {
-    initialized = true;
-  });
-  while (!initialized) {
-    await store.acknowledgeAll();
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  await initializing;
+  const { served, client } = await serveGated(store, pausingServer(go));
   // The call: the priming event comes at once (no write); progress 1 is written, its acknowledgement held.
   const leave = new AbortController();
   const call = await fetch(served.url, {
