@@ -1,6 +1,7 @@
 import { EVENT_STORE_DEFAULTS } from '../defaults.js';
 import type { SseEvent } from './sse-event.js';
 import type { EventStore, StoredEvent } from './event-store.js';
+import { CountRanking } from './count-ranking.js';
 import { RecencyList, type RecencyNode } from './recency-list.js';
 import { firstAfter, formatEventId, parseEventId } from './sequenced-event-id.js';
 
@@ -73,6 +74,8 @@ export class InMemoryEventStore implements EventStore {
   /** Every stream, least recently written first (what the TTL sweep and eviction walk). */
   private readonly recency = new RecencyList<StreamLog>();
   private readonly owners = new Map<string, Owner>();
+  /** Owners by how many streams they hold: the one eviction by count takes from, without a scan. */
+  private readonly ownersByStreams = new CountRanking<Owner>();
   private readonly maxEventsPerStream: number;
   private readonly ttlMs: number;
   private readonly maxStreams: number;
@@ -105,6 +108,7 @@ export class InMemoryEventStore implements EventStore {
       const created = { streamId, owner, startSeq: seq, droppedUpTo: 0, events: [], bytes: 0, lastWrite: now, complete: false } as unknown as StreamLog;
       created.recency = this.recency.add(created);
       created.ownerRecency = owner.streams.add(created);
+      this.ownersByStreams.set(owner, owner.streams.size);
       log = created;
       this.streams.set(streamId, log);
     } else {
@@ -189,6 +193,7 @@ export class InMemoryEventStore implements EventStore {
     this.streams.delete(log.streamId);
     this.recency.remove(log.recency);
     log.owner.streams.remove(log.ownerRecency);
+    this.ownersByStreams.set(log.owner, log.owner.streams.size);
     this.grow(log, -log.bytes);
     if (log.owner.streams.size === 0) this.owners.delete(log.owner.key);
   }
@@ -200,18 +205,17 @@ export class InMemoryEventStore implements EventStore {
    */
   private enforceLimits(current: StreamLog): void {
     while (this.streams.size > this.maxStreams || this.totalBytes > this.maxBytes) {
-      const byCount = this.streams.size > this.maxStreams;
-      const owner = this.largestOwner(byCount);
-      const victim = owner.streams.oldest(current);
-      if (victim) {
+      if (this.streams.size > this.maxStreams) {
+        const largest = this.ownersByStreams.largest()!;
+        // Every owner holds one stream: the least recently written one overall goes.
+        const victim = largest.count > 1 ? largest.item.streams.oldest(current) : this.recency.oldest(current);
+        if (!victim) return;
         this.dropStream(victim);
         continue;
       }
-      if (byCount) {
-        // Every owner holds one stream: the least recently written one overall goes.
-        const oldest = this.recency.oldest()!;
-        if (oldest === current) return;
-        this.dropStream(oldest);
+      const victim = this.largestOwnerByBytes().streams.oldest(current);
+      if (victim) {
+        this.dropStream(victim);
       } else if (current.events.length > 1) {
         this.dropOldestEvent(current);
       } else {
@@ -220,11 +224,10 @@ export class InMemoryEventStore implements EventStore {
     }
   }
 
-  private largestOwner(byCount: boolean): Owner {
+  /** A scan of the owners: only when the store is over `maxBytes`, which takes a large volume of events. */
+  private largestOwnerByBytes(): Owner {
     let largest: Owner | undefined;
-    for (const owner of this.owners.values()) {
-      if (!largest || (byCount ? owner.streams.size > largest.streams.size : owner.bytes > largest.bytes)) largest = owner;
-    }
+    for (const owner of this.owners.values()) if (!largest || owner.bytes > largest.bytes) largest = owner;
     return largest!;
   }
 
