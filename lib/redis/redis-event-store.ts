@@ -3,6 +3,7 @@ import type { SseEvent } from '../store/sse-event.js';
 import type { EventStore, StoredEvent } from '../store/event-store.js';
 import { firstAfter, formatEventId, parseEventId } from '../store/sequenced-event-id.js';
 import { checkCommandTimeout, CommandDeadlines, untilReady } from './command-deadline.js';
+import { isClusterClient, isSingleConnectionClient } from './client-kind.js';
 import { checkKeyPrefix, hashTag } from './hash-tag.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 import { RedisScript } from './redis-script.js';
@@ -107,8 +108,8 @@ export class RedisEventStore implements EventStore {
     if (!Number.isInteger(this.maxEventsPerStream) || this.maxEventsPerStream < 1) throw new RangeError('maxEventsPerStream must be a positive integer');
     if (!Number.isInteger(this.ttlMs) || this.ttlMs < 1) throw new RangeError('ttlMs must be a positive integer');
     // A cluster keeps the store-wide counter in another slot than the stream's keys: a script cannot span them.
-    this.oneRoundTrip = typeof client.eval === 'function' && typeof (client as { getSlotRandomNode?: unknown }).getSlotRandomNode !== 'function';
-    this.keepsWriteOrder = this.oneRoundTrip && isSingleConnection(client);
+    this.oneRoundTrip = typeof client.eval === 'function' && !isClusterClient(client);
+    this.keepsWriteOrder = this.oneRoundTrip && isSingleConnectionClient(client);
   }
 
   async storeEvent(streamId: string, event: SseEvent): Promise<string> {
@@ -261,12 +262,6 @@ if not startSeq then return 0 end
 redis.call('HSET', KEYS[1], 'complete', startSeq)
 return 1
 `);
-
-/** A `createClient()` client: not a cluster, pool (`createClientPool`) or Sentinel (`createSentinel`) client. */
-function isSingleConnection(client: object): boolean {
-  const has = (name: string) => typeof (client as Record<string, unknown>)[name] === 'function';
-  return !has('getSlotRandomNode') && !has('execute') && !has('getMasterNode');
-}
 
 /** Streams remembered as completed by their response's write; past it the memory is dropped (completeStream then sends its command). */
 const MAX_REMEMBERED_COMPLETIONS = 10_000;

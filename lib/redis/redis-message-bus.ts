@@ -1,6 +1,7 @@
 import { defaultOnError } from '../defaults.js';
 import type { MessageBus } from '../store/message-bus.js';
 import { checkCommandTimeout, CommandDeadlines, throwIfPastDeadline, withDeadline } from './command-deadline.js';
+import { isClusterClient } from './client-kind.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 
 /** A message listener as node-redis calls it: the message text (a Buffer only in buffer mode), then the channel. */
@@ -210,9 +211,4 @@ export class RedisMessageBus implements MessageBus {
   private deadline<T>(operation: (signal: AbortSignal) => Promise<T>): Promise<T> {
     return withDeadline('RedisMessageBus', this.commandTimeoutMs, operation);
   }
-}
-
-/** A node-redis cluster client (`createCluster()`): it has cluster-only methods a single-node client lacks. */
-function isClusterClient(client: RedisMessageBusClient): boolean {
-  return typeof (client as { getSlotRandomNode?: unknown }).getSlotRandomNode === 'function';
 }

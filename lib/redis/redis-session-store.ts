@@ -1,7 +1,7 @@
 import { SESSION_STORE_DEFAULTS } from '../defaults.js';
 import type { SessionState } from '../store/session-state.js';
 import type { SessionStore } from '../store/session-store.js';
-import { checkCommandTimeout, CommandDeadlines, } from './command-deadline.js';
+import { checkCommandTimeout, CommandDeadlines } from './command-deadline.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 
 /**
@@ -65,6 +65,6 @@ export class RedisSessionStore implements SessionStore {
 
   /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
   private deadline<T>(operation: (client: RedisSessionStoreClient) => Promise<T>): Promise<T> {
-    return this.deadlines.run((client) => operation(client));
+    return this.deadlines.run(operation);
   }
 }

@@ -1,7 +1,7 @@
 import { TASK_DEFAULTS } from '../tasks/task-defaults.js';
 import type { InputRequest } from '../server/input-required.js';
 import type { TaskOutcome, TaskRecord, TaskStatus, TaskStore } from '../tasks/task-store.js';
-import { checkCommandTimeout, CommandDeadlines, throwIfPastDeadline, } from './command-deadline.js';
+import { checkCommandTimeout, CommandDeadlines, throwIfPastDeadline } from './command-deadline.js';
 import { checkKeyPrefix, hashTag } from './hash-tag.js';
 import { REDIS_DEFAULTS } from './redis-defaults.js';
 

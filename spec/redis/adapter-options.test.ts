@@ -145,7 +145,14 @@ describe('CommandDeadlines: one timer and one signal per window of operations', 
     const deadlines = new CommandDeadlines('TestAdapter', client, 160); // a window of 10 ms
     const started = performance.now();
     const signals: AbortSignal[] = [];
-    const failures = [1, 2, 3].map(() => deadlines.run((_, signal) => (signals.push(signal), never())).catch((error: unknown) => ({ error, at: performance.now() - started })));
+    const failures = [1, 2, 3].map(() =>
+      deadlines
+        .run((_, signal) => {
+          signals.push(signal);
+          return never();
+        })
+        .catch((error: unknown) => ({ error, at: performance.now() - started })),
+    );
     expect(new Set(signals).size).toBe(1);
     expect(options).toEqual([{ abortSignal: signals[0], timeout: 0 }]); // node-redis's own per-command timer is replaced
     const results = await Promise.all(failures);
@@ -173,7 +180,12 @@ describe('CommandDeadlines: one timer and one signal per window of operations', 
     expect(await deadlines.run(async () => 'answered')).toBe('answered');
     await new Promise((resolve) => setTimeout(resolve, 10));
     let secondSignal: AbortSignal | undefined;
-    expect(await deadlines.run(async (_, signal) => ((secondSignal = signal), 'later'))).toBe('later');
+    expect(
+      await deadlines.run(async (_, signal) => {
+        secondSignal = signal;
+        return 'later';
+      }),
+    ).toBe('later');
     expect(secondSignal).not.toBe(firstSignal);
     await expect(late).rejects.toBeInstanceOf(RedisTimeoutError);
     answerLate('too late'); // settles nothing: the caller was already told it failed
@@ -208,7 +220,12 @@ describe('CommandDeadlines: one timer and one signal per window of operations', 
     const first = deadlines.run(never).catch((error: unknown) => ({ error, at: performance.now() - started }));
     await new Promise((resolve) => setTimeout(resolve, 40));
     let laterSignal: AbortSignal | undefined;
-    const later = deadlines.run((_, signal) => ((laterSignal = signal), never())).catch((error: unknown) => ({ error, at: performance.now() - started }));
+    const later = deadlines
+      .run((_, signal) => {
+        laterSignal = signal;
+        return never();
+      })
+      .catch((error: unknown) => ({ error, at: performance.now() - started }));
     expect(await deadlines.run(async () => 'answered')).toBe('answered'); // settled: unaffected
     const [a, b] = await Promise.all([first, later]);
     expect(a.error).toBeInstanceOf(RedisTimeoutError);
@@ -222,7 +239,12 @@ describe('CommandDeadlines: one timer and one signal per window of operations', 
     const { client, options } = recordingClient();
     const none = new CommandDeadlines('TestAdapter', client, 0);
     let given: unknown;
-    expect(await none.run(async (c) => ((given = c), 1))).toBe(1);
+    expect(
+      await none.run(async (c) => {
+        given = c;
+        return 1;
+      }),
+    ).toBe(1);
     expect(given).toBe(client);
     expect(options).toEqual([]);
     const deadlines = new CommandDeadlines('TestAdapter', client, 1000);
