@@ -20,6 +20,7 @@ export function acceptsSse(accept: string | undefined): boolean {
 /** `application/json`, with or without parameters such as `charset=utf-8`. */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
+  if (contentType === 'application/json') return true; // what clients send: no split, trim or lower-casing
   const type = contentType.split(';', 1)[0].trim().toLowerCase();
   return type === 'application/json';
 }

@@ -55,9 +55,12 @@ export const METHODS: Readonly<Record<string, MethodSpec>> = {
   'roots/list': { direction: 'server', eras: 'both', clientCapability: 'roots' },
 };
 
-/** The row of `method`, if it has one (own properties only: a client's method name never reaches the prototype). */
+/** `METHODS` as a Map: one lookup per call, and a client's method name (`__proto__`…) never reaches a prototype. */
+const METHOD_ROWS: ReadonlyMap<string, MethodSpec> = new Map(Object.entries(METHODS));
+
+/** The row of `method`, if it has one. */
 export function methodSpec(method: string): MethodSpec | undefined {
-  return Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
+  return METHOD_ROWS.get(method);
 }
 
 /** A 2026-07-28 request for a method only sessions have (initialize, ping, logging/setLevel, subscribe…). */

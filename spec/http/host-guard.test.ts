@@ -53,6 +53,19 @@ describe('default guard (loopback hosts, any port)', () => {
     },
   );
 
+  test('verdicts hold for repeated values and after more distinct values than the middleware remembers (64)', async () => {
+    // Allowed and refused values interleaved, each sent twice, 150 distinct values in all: the map of checked
+    // values starts over twice, and no remembered verdict may leak onto another value.
+    for (let i = 0; i < 75; i++) {
+      for (let round = 0; round < 2; round++) {
+        expect((await init(h, { host: `127.0.0.1:${1000 + i}` })).status).toBe(200);
+        const refused = await init(h, { host: `evil${i}.example:${1000 + i}` });
+        expect(refused.status).toBe(403);
+        expect(refused.body).toEqual(hostForbidden(`evil${i}.example:${1000 + i}`));
+      }
+    }
+  });
+
   test('the Host check covers GET and DELETE too', async () => {
     const get = await h.api().get('/mcp').set({ Host: 'evil.example', Accept: 'text/event-stream', 'Mcp-Session-Id': 'x' });
     expect(get.status).toBe(403);

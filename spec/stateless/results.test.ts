@@ -3,6 +3,8 @@
  * (`ttlMs`, `cacheScope`, configurable on the McpServer); `server/discover` replaces initialize; an unknown
  * resource is -32602 with `data.uri`; `notifications/message` only when the request's `_meta` sets a log level.
  */
+import { z } from 'zod';
+import { McpServer } from '../../lib/index.js';
 import { envelope, META_LOG_LEVEL, META_SERVER_INFO, modern, MODERN, resultOf, startModern, callTool, type ModernHarness } from '../helpers/modern.js';
 
 const CACHEABLE: Array<[string, Record<string, unknown> | undefined]> = [
@@ -146,5 +148,39 @@ describe('logging is opt-in per request', () => {
     const reply = await callTool(h.port, 'log_tool', {}, { meta: envelope({ [META_LOG_LEVEL]: 'verbose' }) });
     expect(reply.status).toBe(200);
     expect(reply.messages.filter((message) => message.method === 'notifications/message')).toEqual([]);
+  });
+});
+
+describe('the result a handler returns', () => {
+  // One object returned on every call: resultType is added to a copy, never to the handler's object.
+  const shared = Object.freeze({ content: [Object.freeze({ type: 'text', text: 'shared' })] });
+  // A result built by JSON.parse with an own "__proto__" key: the key stays a key of the copy.
+  const parsed = JSON.parse('{"content":[{"type":"text","text":"parsed"}],"__proto__":{"polluted":true},"structuredContent":{"n":1}}');
+  let h: ModernHarness;
+  beforeAll(async () => {
+    const server = new McpServer({ name: 'results', version: '1.0.0' });
+    server.tool('shared', { description: 'returns one frozen object' }, async () => shared);
+    server.tool('parsed', { description: 'returns a JSON.parse result', inputSchema: { n: z.number().optional() } }, async () => parsed);
+    h = await startModern({ server });
+  });
+  afterAll(() => h.close());
+
+  test('a shared (even frozen) result object is copied, not changed, and answers every call the same', async () => {
+    for (let i = 0; i < 2; i++) {
+      const reply = await callTool(h.port, 'shared');
+      expect(reply.status).toBe(200);
+      expect(resultOf(reply)).toEqual({ content: [{ type: 'text', text: 'shared' }], resultType: 'complete' });
+    }
+    expect(Object.keys(shared)).toEqual(['content']);
+  });
+
+  test('an own "__proto__" key of the result is sent as a key, and the copy keeps its prototype', async () => {
+    const reply = await callTool(h.port, 'parsed');
+    expect(reply.status).toBe(200);
+    expect(reply.text).toContain('"__proto__":{"polluted":true}');
+    const result = resultOf(reply);
+    expect(Object.keys(result)).toEqual(['content', '__proto__', 'structuredContent', 'resultType']);
+    expect(result.structuredContent).toEqual({ n: 1 });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
