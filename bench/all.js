@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // The whole bench (npm run bench): throughput (bench/run.js), resume (bench/resume.js), idle-session memory
 // (bench/memory.js), subscriptions/listen fan-out (bench/fanout.js), Redis round trips (bench/redis-trips.js), socket
-// writes per call (bench/socket-writes.js), CPU
+// writes per call (bench/socket-writes.js), the JavaScript of a call without sockets (bench/in-process.js), CPU
 // profiles of the plain node:http targets and of the fan-out, then docs/benchmarks.md and docs/benchmarks.svg
 // (scripts/bench-chart.js). Each step is a child process; the first that fails stops the run with its exit code.
 //
 //   npm run build && npm run bench          # about 10 minutes on a 2-core machine
 //   npm run bench:smoke                     # = node bench/all.js --smoke: each step briefly, every answer checked
 //
-// Options: --smoke; --skip <step,step> (throughput, resume, memory, fanout, redis-trips, socket-writes, profiles, chart);
+// Options: --smoke; --skip <step,step> (throughput, resume, memory, fanout, redis-trips, socket-writes, in-process,
+// profiles, chart);
 // --head: measure the last commit, not the working tree: `git archive HEAD` is built (CommonJS) in a temp
 // directory and every step uses it (BENCH_DIST), so edits in progress in lib/ do not get measured.
 // bench/run.js options can be given through its environment variables (BENCH_ROUNDS, BENCH_DURATION...).
@@ -36,6 +37,7 @@ const steps = smoke
       ['fanout', ['bench/fanout.js', '--smoke']],
       ['redis-trips', ['bench/redis-trips.js', '--smoke']],
       ['socket-writes', ['bench/socket-writes.js', '--smoke']],
+      ['in-process', ['bench/in-process.js', '--smoke']],
       // docs/benchmarks.md and docs/benchmarks.svg are what the committed bench/results give (no hand-edited figures).
       ['chart', ['scripts/bench-chart.js', '--check']],
     ]
@@ -46,6 +48,7 @@ const steps = smoke
       ['fanout', ['bench/fanout.js']],
       ['redis-trips', ['bench/redis-trips.js']],
       ['socket-writes', ['bench/socket-writes.js']],
+      ['in-process', ['bench/in-process.js']],
       ...PROFILED.map((target) => ['profiles', ['bench/run.js', '--profile', target, '--duration', '6', '--warmup', '2']]),
       ['profiles', ['bench/fanout.js', '--profile', '--notifications', '3']],
       ['chart', ['scripts/bench-chart.js']],

@@ -31,6 +31,7 @@ const memory = read('memory');
 const fanout = read('fanout');
 const trips = read('redis-trips');
 const writes = read('socket-writes');
+const inProcess = read('in-process');
 const profiles = fs.existsSync(resultsDir)
   ? fs.readdirSync(resultsDir).filter((f) => /^profile-.+\.json$/.test(f)).map((f) => JSON.parse(fs.readFileSync(path.join(resultsDir, f), 'utf8')))
   : [];
@@ -236,6 +237,20 @@ function markdown(goalList) {
     out.push('| target | socket writes | buffers in them | response body bytes |');
     out.push('| --- | ---: | ---: | ---: |');
     for (const r of writes.results) out.push(`| \`${r.target}\` | ${fmt(r.writesPerCall, 2)} | ${fmt(r.buffersPerCall, 2)} | ${r.responseBytes} |`);
+    out.push('');
+  }
+  if (inProcess) {
+    out.push('### JavaScript per `tools/call`, in process (no sockets: bench/in-process.js, one call at a time)');
+    out.push('');
+    out.push('The handler of each target gets real `IncomingMessage`/`ServerResponse` objects on an in-memory socket: what is measured is the handler\'s own JavaScript (Node\'s response writing included), without the kernel, the HTTP parser or the load generator. Median of interleaved rounds.');
+    out.push('');
+    out.push('| target | CPU µs per call | over `node-floor` (µs) | × `node-floor` | throughput ratio above (to its baseline) |');
+    out.push('| --- | ---: | ---: | ---: | ---: |');
+    const floor = inProcess.results.find((r) => r.target === 'node-floor');
+    for (const r of inProcess.results) {
+      const s = row(r.target);
+      out.push(`| \`${r.target}\` | ${fmt(r.cpuUsPerCall, 1)} | ${r.target === 'node-floor' ? '' : fmt(r.overFloorUs, 1)} | ${floor ? fmt(r.cpuUsPerCall / floor.cpuUsPerCall, 2) : '–'} | ${!s ? '' : s.target === s.baseline ? '1.00' : `${fmt(s.pairedRatio, 2)} (\`${s.baseline}\`)`} |`);
+    }
     out.push('');
   }
   const budget = budgetTable();
