@@ -6,7 +6,7 @@
 // difference to `node-floor` is the middleware's own cost per call; docs/benchmarks.md sets it against the
 // throughput ratios and the floor-plus-N-µs references.
 //
-//   node bench/in-process.js [--smoke] [--requests 4000] [--rounds 5] [--targets node-floor,node-mcp-2026]
+//   node bench/in-process.js [--smoke] [--requests 20000] [--rounds 5] [--targets node-floor,node-mcp-2026]
 //   node --cpu-prof bench/in-process.js --targets node-mcp-2026    # a profile of the middleware alone
 //   BENCH_DIST=/tmp/other/dist/cjs node bench/in-process.js        # another build (a patched copy, an older commit)
 //
@@ -146,7 +146,7 @@ async function prepare(name, handler) {
 }
 
 kit.runScenario('in-process', async (smoke) => {
-  const requests = Number(values.requests ?? (smoke ? 100 : 4000));
+  const requests = Number(values.requests ?? (smoke ? 100 : 20000));
   const rounds = Number(values.rounds ?? (smoke ? 1 : 5));
   const { builders } = require('./server.js');
   const targets = [];
