@@ -5,7 +5,11 @@ import type { StreamLeases } from '../store/stream-leases.js';
 import { followFromStore } from './store-follow.js';
 
 export interface LeaseKeeperOptions {
-  leases: StreamLeases;
+  /**
+   * Leases shared with whoever may resume these streams (the other instances). Undefined: none are taken, since
+   * nobody could read them; a resume of a stream not running here then replays what the store holds.
+   */
+  leases: StreamLeases | undefined;
   /** How long a lease lasts without renewal; all held leases are renewed together every third of it. */
   ttlMs: number;
   /** How long a lease's record (the request id) is kept: as long as the stream's events can be resumed. */
@@ -18,7 +22,8 @@ export interface LeaseKeeperOptions {
 /**
  * The leases of the streams running on this instance: taken when a request starts, renewed together by one timer,
  * released when it ends; and the resume of a stream running elsewhere, which reads the store until the stream ends
- * or its lease lapses.
+ * or its lease lapses. With or without leases, it knows which finished streams still have events being stored, so
+ * that a drain can wait for them (`settled`).
  */
 export class LeaseKeeper {
   private readonly held = new Set<string>();
@@ -30,6 +35,7 @@ export class LeaseKeeper {
 
   take(streamId: string, requestId: RequestId): void {
     const { leases, ttlMs, keepMs, onError } = this.options;
+    if (!leases) return;
     this.held.add(streamId);
     leases.acquire(streamId, { requestId }, ttlMs, keepMs).catch(onError);
     if (!this.timer) {
@@ -40,17 +46,20 @@ export class LeaseKeeper {
 
   release(streamId: string): void {
     if (!this.held.delete(streamId)) return;
-    this.options.leases.release(streamId).catch(this.options.onError);
+    this.options.leases?.release(streamId).catch(this.options.onError);
   }
 
   /**
    * Releases the lease of a stream whose request finished, once its last events (the final response) are stored: a
    * resume elsewhere that finds the lease released reads the store one last time and ends, so the response must be
-   * there by then.
+   * there by then. Without leases, it only waits for those writes (for `settled`). Call it for streams with an
+   * EventStore only.
    */
   releaseWhenStored(stream: { readonly streamId: string; stored(): Promise<void> }): void {
-    if (!this.held.has(stream.streamId)) return; // no lease taken (no EventStore), or released already
-    const done = stream.stored().then(() => this.release(stream.streamId));
+    let done: Promise<void>;
+    if (!this.options.leases) done = stream.stored();
+    else if (this.held.has(stream.streamId)) done = stream.stored().then(() => this.release(stream.streamId));
+    else return; // released already
     this.releasing.add(done);
     void done.then(() => this.releasing.delete(done));
   }
@@ -80,6 +89,6 @@ export class LeaseKeeper {
       this.stop();
       return;
     }
-    this.options.leases.renew([...this.held], this.options.ttlMs).catch(this.options.onError);
+    this.options.leases?.renew([...this.held], this.options.ttlMs).catch(this.options.onError);
   }
 }

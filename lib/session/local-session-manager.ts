@@ -22,7 +22,6 @@ import type { SessionState } from '../store/session-state.js';
 import { isOutgoingRequestId, parseLocalEventId, parseLocalStreamKey } from './local-event-id.js';
 import { defaultOnError, EVENT_STORE_DEFAULTS, LOCAL_SESSION_DEFAULTS, MIDDLEWARE_DEFAULTS } from '../defaults.js';
 import { InMemoryMessageBus } from '../store/in-memory-message-bus.js';
-import { InMemoryStreamLeases } from '../store/in-memory-stream-leases.js';
 import type { StreamLeases } from '../store/stream-leases.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { waitWhile } from './wait-while.js';
@@ -69,8 +68,11 @@ export interface LocalSessionManagerOptions {
   sessionStore?: SessionStore;
   /**
    * Leases of running streams (with an `eventStore`), shared by the instances of a deployment: a resume of a stream
-   * whose instance was lost ends with an error response instead of waiting. Defaults to `new InMemoryStreamLeases()`
-   * (this process); use `RedisStreamLeases` from `mcp-express/redis` across instances.
+   * running on another instance follows it to its end, and one whose instance was lost ends with an error response
+   * instead of waiting. Defaults to none: leases only this manager could read tell nothing (its own running streams
+   * are resumed live), so without them a resume of a stream not running here replays what the store holds and ends.
+   * Use `RedisStreamLeases` from `mcp-express/redis` across instances, or one `InMemoryStreamLeases` shared by the
+   * managers of one process.
    */
   streamLeases?: StreamLeases;
   /** How long (ms) a running stream's lease lasts without renewal; renewed every third of it. Defaults to `10000`. */
@@ -142,7 +144,7 @@ export class LocalSessionManager implements SessionManager {
     this.maxRequestsPerSession = positive(options.maxRequestsPerSession, 'maxRequestsPerSession') ?? LOCAL_SESSION_DEFAULTS.maxRequestsPerSession;
     this.maxRetainedBytes = positive(options.maxRetainedBytes, 'maxRetainedBytes') ?? LOCAL_SESSION_DEFAULTS.maxRetainedBytes;
     this.leases = new LeaseKeeper({
-      leases: options.streamLeases ?? new InMemoryStreamLeases(),
+      leases: options.streamLeases,
       ttlMs: positive(options.leaseTtlMs, 'leaseTtlMs') ?? LOCAL_SESSION_DEFAULTS.leaseTtlMs,
       keepMs: EVENT_STORE_DEFAULTS.ttlMs,
       followIntervalMs: positive(options.remoteFollowInterval, 'remoteFollowInterval') ?? LOCAL_SESSION_DEFAULTS.remoteFollowInterval,
@@ -421,7 +423,7 @@ export class LocalSessionManager implements SessionManager {
         ctx.abort(new McpError(ErrorCode.InternalError, SHUT_DOWN_MESSAGE));
         stream.send(errorResponse(requestId, ErrorCode.InternalError, SHUT_DOWN_MESSAGE));
         stream.complete(now);
-        this.leases.releaseWhenStored(stream);
+        if (this.eventStore) this.leases.releaseWhenStored(stream);
       }
     }
     // The final responses are in the store before the process may exit: resumes elsewhere read them there.
@@ -456,7 +458,7 @@ export class LocalSessionManager implements SessionManager {
       session.lastActivity = now; // a long request ends with a fresh idle period, not an expired session
       stream.send(message);
       stream.complete(now);
-      this.leases.releaseWhenStored(stream);
+      if (this.eventStore) this.leases.releaseWhenStored(stream);
     };
     const fail = (error: unknown) => {
       if (error instanceof InputRequiredSignal) {

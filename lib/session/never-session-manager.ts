@@ -13,7 +13,6 @@ import type { SseStream } from '../store/sse-event.js';
 import { closedStream } from './store-replay.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { waitWhile } from './wait-while.js';
-import { InMemoryStreamLeases } from '../store/in-memory-stream-leases.js';
 import type { StreamLeases } from '../store/stream-leases.js';
 import type { PersistedReplies, RequestInfo, SessionManager, TransportSettings } from './session-manager.js';
 
@@ -29,9 +28,11 @@ export interface NeverSessionManagerOptions {
   /** Bytes of JSON text those events may take per stream; the oldest go first. Defaults to `4194304` (4 MiB). */
   streamCacheBytes?: number;
   /**
-   * Leases of running persisted streams, shared by the instances of a deployment: a resume of a stream whose
-   * instance was lost ends with an error response instead of waiting. Defaults to `new InMemoryStreamLeases()`;
-   * use `RedisStreamLeases` from `mcp-express/redis` across instances.
+   * Leases of running persisted streams, shared by the instances of a deployment: a resume of a stream running on
+   * another instance follows it to its end, and one whose instance was lost ends with an error response instead of
+   * waiting. Defaults to none (a resume of a stream not running here replays what the store holds and ends); use
+   * `RedisStreamLeases` from `mcp-express/redis` across instances, or one `InMemoryStreamLeases` shared by the
+   * managers of one process.
    */
   streamLeases?: StreamLeases;
   /** How long (ms) a running stream's lease lasts without renewal; renewed every third of it. Defaults to `10000`. */
@@ -84,7 +85,7 @@ export class NeverSessionManager implements SessionManager {
     this.streamCacheBytes = options.streamCacheBytes ?? NEVER_SESSION_DEFAULTS.streamCacheBytes;
     this.ownOnError = options.onError;
     this.leases = new LeaseKeeper({
-      leases: options.streamLeases ?? new InMemoryStreamLeases(),
+      leases: options.streamLeases,
       ttlMs: options.leaseTtlMs ?? LOCAL_SESSION_DEFAULTS.leaseTtlMs,
       keepMs: EVENT_STORE_DEFAULTS.ttlMs,
       followIntervalMs: options.remoteFollowInterval ?? LOCAL_SESSION_DEFAULTS.remoteFollowInterval,

@@ -19,9 +19,10 @@ export const LOST_INSTANCE_MESSAGE =
  * then, while the stream is still running there, each new event as it is stored (read every `pollMs`), until its
  * final response. When no instance holds the stream's lease any more and it never completed, the stream ends with a
  * -32603 error response for its request, stored once (whoever claims it first), so every later resume sees the
- * same ending. A stream with no lease record (another kind of stream, or an old one) is replayed as stored.
+ * same ending. A stream with no lease record (another kind of stream, or an old one), or any stream when there
+ * are no leases, is replayed as stored.
  */
-export async function* followFromStore(store: EventStore, leases: StreamLeases, streamId: string, lastEventId: string, options: FollowOptions): AsyncGenerator<SseEvent> {
+export async function* followFromStore(store: EventStore, leases: StreamLeases | undefined, streamId: string, lastEventId: string, options: FollowOptions): AsyncGenerator<SseEvent> {
   let last = lastEventId;
   try {
     for (;;) {
@@ -32,11 +33,11 @@ export async function* followFromStore(store: EventStore, leases: StreamLeases, 
         if (isResponse(stored.event.message)) ended = true;
       }
       if (ended) return;
-      const lease = await leases.inspect(streamId);
+      const lease = leases ? await leases.inspect(streamId) : undefined;
       // Released: the stream completed (or was cancelled); nothing follows. Nothing known of a lease (another kind
       // of stream, or a released record already forgotten): the same. Either way, one last read for what was stored
       // between the replay above and the lease check.
-      if (!lease || lease.released) {
+      if (!leases || !lease || lease.released) {
         yield* replayRest(store, last);
         return;
       }
