@@ -242,7 +242,7 @@ function markdown(goalList) {
   if (inProcess) {
     out.push('### JavaScript per `tools/call`, in process (no sockets: bench/in-process.js, one call at a time)');
     out.push('');
-    out.push('The handler of each target gets real `IncomingMessage`/`ServerResponse` objects on an in-memory socket: what is measured is the handler\'s own JavaScript (Node\'s response writing included), without the kernel, the HTTP parser or the load generator. Median of interleaved rounds.');
+    out.push(`The handler of each target gets real \`IncomingMessage\`/\`ServerResponse\` objects on an in-memory socket: what is measured is the handler's own JavaScript (Node's response writing included), without the kernel, the HTTP parser or the load generator. Each figure is the least CPU per call over ${inProcess.settings.rounds} interleaved rounds of ${inProcess.settings.requests} calls (other jobs only ever add CPU time).`);
     out.push('');
     out.push('| target | CPU µs per call | over `node-floor` (µs) | × `node-floor` | throughput ratio above (to its baseline) |');
     out.push('| --- | ---: | ---: | ---: | ---: |');
