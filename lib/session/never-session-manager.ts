@@ -69,6 +69,11 @@ export class NeverSessionManager implements SessionManager {
   private readonly onError = (error: unknown): void => (this.ownOnError ?? this.settings.onError)(error);
   private readonly ownOnError: ((error: unknown) => void) | undefined;
   private readonly live = new Map<string, OutboundStream>();
+  /**
+   * Streams whose request finished while their last events are still being stored: a resume on this instance
+   * replays them from the store once the writes are done (the store alone would not have the final response yet).
+   */
+  private readonly finishing = new Map<string, OutboundStream>();
   private replies: PersistedReplies | undefined;
   private readonly leases: LeaseKeeper;
   private settings: TransportSettings = {
@@ -147,6 +152,10 @@ export class NeverSessionManager implements SessionManager {
   private completePersistedStream(stream: OutboundStream): void {
     stream.complete(Date.now());
     this.live.delete(stream.streamId);
+    this.finishing.set(stream.streamId, stream);
+    void stream.stored().then(() => {
+      if (this.finishing.get(stream.streamId) === stream) this.finishing.delete(stream.streamId);
+    });
     this.leases.releaseWhenStored(stream);
   }
 
@@ -161,7 +170,7 @@ export class NeverSessionManager implements SessionManager {
     if (!store || !streamId || !PERSISTED_STREAM_ID.test(streamId) || !streamId.startsWith(`stateless:${principalTag(principal)}:`)) {
       return closedStream();
     }
-    const local = this.live.get(streamId);
+    const local = this.live.get(streamId) ?? this.finishing.get(streamId);
     if (local) return local.resumeFromStore(lastEventId);
     // Running (or run) on another instance: what is stored, then live to its end, or its lost-request error.
     return this.leases.follow(store, streamId, lastEventId);
@@ -213,5 +222,6 @@ export class NeverSessionManager implements SessionManager {
     this.leases.stop();
     for (const stream of this.live.values()) stream.disconnect();
     this.live.clear();
+    this.finishing.clear();
   }
 }

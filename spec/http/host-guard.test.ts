@@ -119,6 +119,19 @@ describe('allowedHosts', () => {
       expect(otherOrigin.body).toEqual(originForbidden('http://localhost'));
     }));
 
+  test('two middlewares with different lists judge the same Host value each by its own list, in either order', () =>
+    withServer({ allowedHosts: ['a.example'] }, (onlyA) =>
+      withServer({ allowedHosts: ['b.example'] }, async (onlyB) => {
+        // A verdict remembered by one middleware must never answer for the other.
+        expect((await init(onlyA, { host: 'a.example' })).status).toBe(200);
+        expect((await init(onlyB, { host: 'a.example' })).status).toBe(403);
+        expect((await init(onlyB, { host: 'b.example' })).status).toBe(200);
+        expect((await init(onlyA, { host: 'b.example' })).status).toBe(403);
+        expect((await init(onlyA, { host: 'a.example' })).status).toBe(200);
+        expect((await init(onlyB, { host: 'a.example' })).status).toBe(403);
+      }),
+    ));
+
   test('an entry with a port allows that port only', () =>
     withServer({ allowedHosts: ['mcp.example.com:8443', '::1'] }, async (h) => {
       expect((await init(h, { host: 'mcp.example.com:8443' })).status).toBe(200);

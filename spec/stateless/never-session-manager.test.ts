@@ -255,6 +255,33 @@ test('a resume on the same instance while the request runs follows it live', asy
   }
 });
 
+test('a resume on the same instance just after the request finished, while its last events are still being stored, gets them (no streamLeases)', async () => {
+  // Every write takes 150 ms: when the handler returns, its last progress and its response are not stored yet.
+  class SlowEventStore extends InMemoryEventStore {
+    override async storeEvent(...args: Parameters<InMemoryEventStore['storeEvent']>): Promise<string> {
+      await sleep(150);
+      return super.storeEvent(...args);
+    }
+  }
+  const flags: Flags = { finished: 0, aborted: 0 };
+  const a = await serve({ server: progressServer(flags), sseKeepAlive: 0, sessionManager: new NeverSessionManager({ eventStore: new SlowEventStore() }) });
+  try {
+    const original = await openLive(a, { method: 'POST', headers: modernCallHeaders('gated-progress'), body: MODERN_CALL('gated-progress', 8) });
+    await original.waitFor((text) => eventIdContaining(text, 'notifications/progress') !== undefined);
+    const progressEventId = eventIdContaining(original.text(), 'notifications/progress')!;
+    original.close();
+    await original.ended;
+    await waitUntil(() => flags.release !== undefined, 'the gated handler to wait');
+    flags.release!();
+    await sleep(20); // the handler has returned; its last two writes are still in the store's hands
+    const resumed = await rawRequest(a.port, 'GET', { Accept: 'text/event-stream', 'MCP-Protocol-Version': MODERN, 'Last-Event-ID': progressEventId });
+    expect(resumed.messages.map((message) => message.method ?? `response ${message.id}`)).toEqual(['notifications/progress', 'response 8']);
+    expect(resumed.final).toMatchObject({ id: 8, result: { content: [{ type: 'text', text: 'released' }] } });
+  } finally {
+    await a.close();
+  }
+});
+
 test('an unknown Last-Event-ID gets 200 with an empty SSE stream that ends at once (never another stream)', async () => {
   const eventStore = new InMemoryEventStore();
   const flags: Flags = { finished: 0, aborted: 0 };
