@@ -89,24 +89,24 @@ const builders = {
     return { handler: floorHandler({ spinMicros: 8 }) };
   },
 
-  'node-mcp-2026'(dist) {
-    return ours({}, { mount: 'node', dist });
+  'node-mcp-2026'() {
+    return ours({}, { mount: 'node' });
   },
 
-  'node-mcp-session'(dist) {
-    return ours({}, { mount: 'node', dist });
+  'node-mcp-session'() {
+    return ours({}, { mount: 'node' });
   },
 
-  'node-mcp-session-memory'(dist) {
-    return ours({}, { mount: 'node', stores: 'memory', dist });
+  'node-mcp-session-memory'() {
+    return ours({}, { mount: 'node', stores: 'memory' });
   },
 
   'node-mcp-session-redis'() {
     return ours({}, { mount: 'node', stores: 'redis' });
   },
 
-  'node-mcp-session-progress'(dist) {
-    return ours({}, { mount: 'node', dist });
+  'node-mcp-session-progress'() {
+    return ours({}, { mount: 'node' });
   },
 
   'node-mcp-session-redis-progress'() {
@@ -243,8 +243,7 @@ const builders = {
  * `http.createServer((req, res) => mcp(req, res, notFound))` on plain node:http (`mount: 'node'`). `stores`:
  * 'memory' (in-memory event and session stores), 'redis' (Redis event store, session store, stream leases and
  * bus), 'resume-memory' / 'resume-redis' (an event store that keeps 2,000 events per stream), 'sessions'
- * (maxSessions 20,000). `dist`: the build to load (undefined: BENCH_DIST, else
- * dist/cjs).
+ * (maxSessions 20,000).
  */
 async function ours(options, { dist = process.env.BENCH_DIST || path.join(root, 'dist/cjs'), mount = 'express', stores } = {}) {
   if (!dist) throw new Error('BENCH_ALT_DIST is not set');

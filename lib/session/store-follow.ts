@@ -25,6 +25,11 @@ export const LOST_INSTANCE_MESSAGE =
 export async function* followFromStore(store: EventStore, leases: StreamLeases | undefined, streamId: string, lastEventId: string, options: FollowOptions): AsyncGenerator<SseEvent> {
   let last = lastEventId;
   try {
+    if (!leases) {
+      // Nothing tells a running stream from a finished one: what is stored is all there is.
+      yield* replayRest(store, last);
+      return;
+    }
     for (;;) {
       let ended = false;
       for await (const stored of store.replayEventsAfter(last)) {
@@ -33,11 +38,11 @@ export async function* followFromStore(store: EventStore, leases: StreamLeases |
         if (isResponse(stored.event.message)) ended = true;
       }
       if (ended) return;
-      const lease = leases ? await leases.inspect(streamId) : undefined;
+      const lease = await leases.inspect(streamId);
       // Released: the stream completed (or was cancelled); nothing follows. Nothing known of a lease (another kind
       // of stream, or a released record already forgotten): the same. Either way, one last read for what was stored
       // between the replay above and the lease check.
-      if (!leases || !lease || lease.released) {
+      if (!lease || lease.released) {
         yield* replayRest(store, last);
         return;
       }
