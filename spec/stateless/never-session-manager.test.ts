@@ -179,6 +179,16 @@ async function storedMessages(store: InMemoryEventStore, afterId: string): Promi
   return messages;
 }
 
+/** Calls gated-progress, waits for its first progress event, disconnects; returns that event's id. */
+async function callGatedAndDisconnect(served: Served, id: number): Promise<string> {
+  const original = await openLive(served, { method: 'POST', headers: modernCallHeaders('gated-progress'), body: MODERN_CALL('gated-progress', id) });
+  await original.waitFor((text) => eventIdContaining(text, 'notifications/progress') !== undefined);
+  const progressEventId = eventIdContaining(original.text(), 'notifications/progress')!;
+  original.close();
+  await original.ended;
+  return progressEventId;
+}
+
 test('port of rmcp stateless_instance_replays_events_from_shared_store', async () => {
   const eventStore = new InMemoryEventStore();
   const flags: Flags = { finished: 0, aborted: 0 };
@@ -236,11 +246,7 @@ test('a resume on the same instance while the request runs follows it live', asy
   const flags: Flags = { finished: 0, aborted: 0 };
   const a = await serve({ server: progressServer(flags), sseKeepAlive: 0, sessionManager: new NeverSessionManager({ eventStore }) });
   try {
-    const original = await openLive(a, { method: 'POST', headers: modernCallHeaders('gated-progress'), body: MODERN_CALL('gated-progress', 7) });
-    await original.waitFor((text) => eventIdContaining(text, 'notifications/progress') !== undefined);
-    const progressEventId = eventIdContaining(original.text(), 'notifications/progress')!;
-    original.close();
-    await original.ended;
+    const progressEventId = await callGatedAndDisconnect(a, 7);
 
     const resumed = await openLive(a, { method: 'GET', headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': MODERN, 'Last-Event-ID': progressEventId } });
     expect(resumed.status).toBe(200);
@@ -266,11 +272,7 @@ test('a resume on the same instance just after the request finished, while its l
   const flags: Flags = { finished: 0, aborted: 0 };
   const a = await serve({ server: progressServer(flags), sseKeepAlive: 0, sessionManager: new NeverSessionManager({ eventStore: new SlowEventStore() }) });
   try {
-    const original = await openLive(a, { method: 'POST', headers: modernCallHeaders('gated-progress'), body: MODERN_CALL('gated-progress', 8) });
-    await original.waitFor((text) => eventIdContaining(text, 'notifications/progress') !== undefined);
-    const progressEventId = eventIdContaining(original.text(), 'notifications/progress')!;
-    original.close();
-    await original.ended;
+    const progressEventId = await callGatedAndDisconnect(a, 8);
     await waitUntil(() => flags.release !== undefined, 'the gated handler to wait');
     flags.release!();
     await sleep(20); // the handler has returned; its last two writes are still in the store's hands
