@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { InMemoryEventStore, InMemoryStreamLeases, LocalSessionManager, McpServer, type SseEvent, type StreamLeaseInfo } from '../../lib/index.js';
 import { LeaseKeeper } from '../../lib/session/lease-keeper.js';
 import { clientHeaders, initializeRequest, openLive, type LiveResponse } from '../helpers/http-helpers.js';
-import { serve, type Served } from '../helpers/serve.js';
+import { closeAfterEach, serve, type Served } from '../helpers/serve.js';
 import { ACCEPT_BOTH } from '../helpers/wire.js';
 
 const VERSION = '2025-11-25';
@@ -87,11 +87,10 @@ describe('LeaseKeeper', () => {
 });
 
 describe('LocalSessionManager and its streamLeases option', () => {
-  const servers: Served[] = [];
+  const track = closeAfterEach();
   const open: LiveResponse[] = [];
-  afterEach(async () => {
+  afterEach(() => {
     for (const live of open.splice(0)) live.close();
-    for (const served of servers.splice(0)) await served.close();
   });
 
   function slowServer(): McpServer {
@@ -117,7 +116,7 @@ describe('LocalSessionManager and its streamLeases option', () => {
   test('given leases, each call takes one when it starts and releases it once its response is stored', async () => {
     const leases = new RecordingLeases();
     const served = await serve({ server: slowServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore: new InMemoryEventStore(), streamLeases: leases }) });
-    servers.push(served);
+    track(served);
     const sessionId = await session(served);
     const before = leases.calls.length;
     const live = await call(served, sessionId, 1, 'sum', { a: 2, b: 3 });
@@ -134,7 +133,7 @@ describe('LocalSessionManager and its streamLeases option', () => {
   test('without streamLeases, a drain ends a running call with an error response that is in the store when close() resolves', async () => {
     const eventStore = new SlowEventStore(150);
     const served = await serve({ server: slowServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore }) });
-    servers.push(served);
+    track(served);
     const sessionId = await session(served);
     const live = await call(served, sessionId, 2, 'forever');
     open.push(live);
