@@ -80,6 +80,11 @@ export const LOCAL_SESSION_DEFAULTS = {
    * the stream's instance lost at most this long after it died.
    */
   leaseTtlMs: 10_000,
+  /**
+   * How long a request runs before its stream lease is taken: most tool calls finish sooner and take none; a longer
+   * one sends its first bytes this much later.
+   */
+  leaseDelayMs: 10,
   /** How often a resume of a stream running on another instance reads the EventStore for new events. */
   remoteFollowInterval: 100,
 } as const;

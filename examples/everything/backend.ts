@@ -43,9 +43,11 @@ export async function createBackend(legacySessions: boolean): Promise<Backend> {
   const bus = new RedisMessageBus(client, { channelPrefix: `${prefix}mcp:bus:` });
   // LEASE_TTL_MS: how soon a resume elsewhere gives up on a killed instance (default 10 s).
   const leaseTtlMs = process.env.LEASE_TTL_MS === undefined ? undefined : Number(process.env.LEASE_TTL_MS);
+  // LEASE_DELAY_MS: how long a request runs before its stream lease is taken (default 10 ms; quicker ones take none).
+  const leaseDelayMs = process.env.LEASE_DELAY_MS === undefined ? undefined : Number(process.env.LEASE_DELAY_MS);
   const sessionManager = legacySessions
-    ? new LocalSessionManager({ eventStore, sessionStore: new RedisSessionStore(client, { keyPrefix: `${prefix}mcp:session:` }), streamLeases, leaseTtlMs })
-    : new NeverSessionManager({ eventStore, streamLeases, leaseTtlMs });
+    ? new LocalSessionManager({ eventStore, sessionStore: new RedisSessionStore(client, { keyPrefix: `${prefix}mcp:session:` }), streamLeases, leaseTtlMs, leaseDelayMs })
+    : new NeverSessionManager({ eventStore, streamLeases, leaseTtlMs, leaseDelayMs });
   return {
     sessionManager,
     bus,

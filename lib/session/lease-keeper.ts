@@ -4,6 +4,39 @@ import type { SseStream } from '../store/sse-event.js';
 import type { StreamLeases } from '../store/stream-leases.js';
 import { followFromStore } from './store-follow.js';
 
+/**
+ * A running request's stream, as the keeper sees it. While its lease is delayed the stream holds back what it would
+ * deliver to the client (events are still stored): a client holds no id of the stream, and so cannot resume it
+ * anywhere, until the lease is held or the stream completed with all its events stored. Every resume therefore
+ * finds either a lease or the final response, and a lost instance is told apart from a running one as before.
+ */
+export interface LeasedStream {
+  readonly streamId: string;
+  /**
+   * Holds back delivery to the client until `releaseDelivery` or the stream's stored completion; `leaseNow` takes
+   * the lease at once (then releases delivery), for a stream that must give the client its ids early.
+   */
+  holdDelivery(leaseNow: () => Promise<void>): void;
+  releaseDelivery(): void;
+  stored(): Promise<void>;
+}
+
+/** The `leaseDelayMs` option of a session manager: 0 or more ms, or its default; a TypeError naming it otherwise. */
+export function leaseDelayOption(value: number | undefined, owner: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new TypeError(`${owner} option leaseDelayMs must be a number of milliseconds, 0 or more (got ${String(value)}).`);
+  }
+  return value;
+}
+
+interface PendingLease {
+  /** `Date.now()` when the request started. */
+  since: number;
+  /** Takes the lease (once) and then releases the stream's delivery. */
+  takeNow: () => Promise<void>;
+}
+
 export interface LeaseKeeperOptions {
   /**
    * Leases shared with whoever may resume these streams (the other instances). Undefined: none are taken, since
@@ -12,6 +45,12 @@ export interface LeaseKeeperOptions {
   leases: StreamLeases | undefined;
   /** How long a lease lasts without renewal; all held leases are renewed together every third of it. */
   ttlMs: number;
+  /**
+   * How long a request runs before its stream's lease is taken; its stream delivers nothing to the client until
+   * then (see `LeasedStream`). A request that completes sooner takes no lease. 0: taken when the request starts,
+   * with nothing held back.
+   */
+  delayMs: number;
   /** How long a lease's record (the request id) is kept: as long as the stream's events can be resumed. */
   keepMs: number;
   /** How often a resume of a stream running elsewhere reads the store again. */
@@ -20,31 +59,54 @@ export interface LeaseKeeperOptions {
 }
 
 /**
- * The leases of the streams running on this instance: taken when a request starts, renewed together by one timer,
- * released when it ends; and the resume of a stream running elsewhere, which reads the store until the stream ends
- * or its lease lapses. With or without leases, it knows which finished streams still have events being stored, so
- * that a drain can wait for them (`settled`).
+ * The leases of the streams running on this instance: taken once a request has run `delayMs` (most requests finish
+ * sooner and take none: no lease commands at all), renewed together by one timer, released when it ends; and the
+ * resume of a stream running elsewhere, which reads the store until the stream ends or its lease lapses. With or
+ * without leases, it knows which finished streams still have events being stored, so that a drain can wait for
+ * them (`settled`).
  */
 export class LeaseKeeper {
   private readonly held = new Set<string>();
+  /** Streams whose lease is delayed, oldest first (a Map keeps insertion order). */
+  private readonly pending = new Map<string, PendingLease>();
+  private pendingTimer: NodeJS.Timeout | undefined;
   /** Releases waiting for their stream's last events to be stored. */
   private readonly releasing = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: LeaseKeeperOptions) {}
 
-  take(streamId: string, requestId: RequestId): void {
-    const { leases, ttlMs, keepMs, onError } = this.options;
-    if (!leases) return;
-    this.held.add(streamId);
-    leases.acquire(streamId, { requestId }, ttlMs, keepMs).catch(onError);
-    if (!this.timer) {
-      this.timer = setInterval(() => this.renew(), Math.max(10, Math.floor(ttlMs / 3)));
-      this.timer.unref();
+  /**
+   * A request starts on `stream`: its lease is taken after `delayMs` unless it completes sooner; until then the
+   * stream holds back delivery. Call it before the stream's priming event.
+   */
+  take(stream: LeasedStream, requestId: RequestId): void {
+    if (!this.options.leases) return;
+    if (this.options.delayMs === 0) {
+      this.acquire(stream.streamId, requestId);
+      return;
+    }
+    const { streamId } = stream;
+    let taking: Promise<void> | undefined;
+    // Held, or failed (reported): either way the stream goes on as it would have without the delay.
+    const takeNow = (): Promise<void> => {
+      if (taking) return taking;
+      // No longer due (the request was cancelled or its session ended): no lease, nothing left to hold back.
+      if (!this.pending.delete(streamId)) taking = Promise.resolve();
+      else taking = this.acquire(streamId, requestId);
+      return (taking = taking.then(() => stream.releaseDelivery()));
+    };
+    stream.holdDelivery(takeNow);
+    this.pending.set(streamId, { since: Date.now(), takeNow });
+    if (!this.pendingTimer) {
+      this.pendingTimer = setInterval(() => this.acquireDue(Date.now() - this.options.delayMs), this.options.delayMs);
+      this.pendingTimer.unref();
     }
   }
 
+  /** The request ended without completing its stream (cancelled, or its session ended): its lease ends, if any. */
   release(streamId: string): void {
+    if (this.pending.delete(streamId)) return;
     if (!this.held.delete(streamId)) return;
     this.options.leases?.release(streamId).catch(this.options.onError);
   }
@@ -57,7 +119,8 @@ export class LeaseKeeper {
    */
   releaseWhenStored(stream: { readonly streamId: string; stored(): Promise<void> }): void {
     let done: Promise<void>;
-    if (!this.options.leases) done = stream.stored();
+    // Completed before its lease was due: none is taken; the stream delivers once its events are stored.
+    if (!this.options.leases || this.pending.delete(stream.streamId)) done = stream.stored();
     else if (this.held.has(stream.streamId)) done = stream.stored().then(() => this.release(stream.streamId));
     else return; // released already
     this.releasing.add(done);
@@ -73,6 +136,8 @@ export class LeaseKeeper {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    if (this.pendingTimer) clearInterval(this.pendingTimer);
+    this.pendingTimer = undefined;
   }
 
   /** Streams whose leases are held here now. */
@@ -84,9 +149,32 @@ export class LeaseKeeper {
     return followFromStore(store, this.options.leases, streamId, lastEventId, { pollMs: this.options.followIntervalMs, onError: this.options.onError });
   }
 
+  private acquire(streamId: string, requestId: RequestId): Promise<void> {
+    const { leases, ttlMs, keepMs, onError } = this.options;
+    this.held.add(streamId);
+    if (!this.timer) {
+      this.timer = setInterval(() => this.renew(), Math.max(10, Math.floor(ttlMs / 3)));
+      this.timer.unref();
+    }
+    return leases!.acquire(streamId, { requestId }, ttlMs, keepMs).catch(onError);
+  }
+
+  /** Takes the leases of the streams that started at or before `startedBy`; each delivers once its lease is held. */
+  private acquireDue(startedBy: number): void {
+    for (const entry of this.pending.values()) {
+      if (entry.since > startedBy) break;
+      void entry.takeNow(); // removes the entry
+    }
+    if (this.pending.size === 0 && this.pendingTimer) {
+      clearInterval(this.pendingTimer);
+      this.pendingTimer = undefined;
+    }
+  }
+
   private renew(): void {
     if (this.held.size === 0) {
-      this.stop();
+      clearInterval(this.timer);
+      this.timer = undefined;
       return;
     }
     this.options.leases?.renew([...this.held], this.options.ttlMs).catch(this.options.onError);

@@ -23,7 +23,7 @@ import { isOutgoingRequestId, parseLocalEventId, parseLocalStreamKey } from './l
 import { defaultOnError, EVENT_STORE_DEFAULTS, LOCAL_SESSION_DEFAULTS, MIDDLEWARE_DEFAULTS } from '../defaults.js';
 import { InMemoryMessageBus } from '../store/in-memory-message-bus.js';
 import type { StreamLeases } from '../store/stream-leases.js';
-import { LeaseKeeper } from './lease-keeper.js';
+import { LeaseKeeper, leaseDelayOption } from './lease-keeper.js';
 import { waitWhile } from './wait-while.js';
 import type { SessionLifecycleEvent } from '../observability/events.js';
 
@@ -77,6 +77,14 @@ export interface LocalSessionManagerOptions {
   streamLeases?: StreamLeases;
   /** How long (ms) a running stream's lease lasts without renewal; renewed every third of it. Defaults to `10000`. */
   leaseTtlMs?: number;
+  /**
+   * How long (ms) a request runs before its stream's lease is taken (with `streamLeases`). A request that completes
+   * sooner takes no lease at all (no lease commands). Until its lease is held a stream sends the client nothing (its
+   * priming event and early messages wait, at most this long plus the lease's round trip), so that a client never
+   * holds an id of a stream no instance could tell running from lost. `0` takes the lease when the request starts
+   * and holds nothing back. Defaults to `10`.
+   */
+  leaseDelayMs?: number;
   /**
    * How often (ms) a resume of a stream that runs on another instance reads the `eventStore` for new events, until
    * the stream ends. Defaults to `100`.
@@ -146,6 +154,7 @@ export class LocalSessionManager implements SessionManager {
     this.leases = new LeaseKeeper({
       leases: options.streamLeases,
       ttlMs: positive(options.leaseTtlMs, 'leaseTtlMs') ?? LOCAL_SESSION_DEFAULTS.leaseTtlMs,
+      delayMs: leaseDelayOption(options.leaseDelayMs, 'LocalSessionManager', LOCAL_SESSION_DEFAULTS.leaseDelayMs),
       keepMs: EVENT_STORE_DEFAULTS.ttlMs,
       followIntervalMs: positive(options.remoteFollowInterval, 'remoteFollowInterval') ?? LOCAL_SESSION_DEFAULTS.remoteFollowInterval,
       onError: this.onError,
@@ -285,20 +294,20 @@ export class LocalSessionManager implements SessionManager {
     session.lastActivity = now;
     const stream = session.openStream(now);
     const channel = stream.connect(undefined);
+    const refusal = session.inflight.has(request.id)
+      ? errorResponse(request.id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(request.id)} is already in use by a request in progress; use a new id.`)
+      : session.inflightCount >= this.maxRequestsPerSession
+        ? errorResponse(
+            request.id,
+            ErrorCode.ServerError,
+            `This session already has ${this.maxRequestsPerSession} requests in progress (LocalSessionManager option maxRequestsPerSession); wait for one to finish or cancel one.`,
+          )
+        : undefined;
+    // The lease comes first: while it is delayed, the stream holds back everything (the priming event too).
+    if (!refusal && this.eventStore) this.leases.take(stream, request.id);
     if (this.primes(session)) stream.prime(this.settings.sseRetry);
-    if (session.inflight.has(request.id)) {
-      stream.send(errorResponse(request.id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(request.id)} is already in use by a request in progress; use a new id.`));
-      stream.complete(now);
-      return channel;
-    }
-    if (session.inflightCount >= this.maxRequestsPerSession) {
-      stream.send(
-        errorResponse(
-          request.id,
-          ErrorCode.ServerError,
-          `This session already has ${this.maxRequestsPerSession} requests in progress (LocalSessionManager option maxRequestsPerSession); wait for one to finish or cancel one.`,
-        ),
-      );
+    if (refusal) {
+      stream.send(refusal);
       stream.complete(now);
       return channel;
     }
@@ -315,7 +324,6 @@ export class LocalSessionManager implements SessionManager {
     });
     session.inflight.set(request.id, { ctx, stream });
     stream.requestId = request.id;
-    if (this.eventStore) this.leases.take(stream.streamId, request.id);
     // A reader that fell too far behind to resume got an error response: the request is cancelled.
     stream.onAbandoned = () => this.cancelHere(session, request.id, 'The client read the response too slowly', Date.now());
     this.dispatch(session, request, ctx, stream, requestChannel);

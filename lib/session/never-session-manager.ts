@@ -2,7 +2,7 @@ import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse } from '../protocol/jsonrpc.js';
 import { randomUUID } from 'node:crypto';
 import { principalTag } from '../server/request-state.js';
-import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { EventStore } from '../store/event-store.js';
 import { defaultOnError, EVENT_STORE_DEFAULTS, LOCAL_SESSION_DEFAULTS, MIDDLEWARE_DEFAULTS, NEVER_SESSION_DEFAULTS } from '../defaults.js';
@@ -11,7 +11,7 @@ import { OutboundStream } from './outbound-stream.js';
 import type { SseChannel } from './sse-channel.js';
 import type { SseStream } from '../store/sse-event.js';
 import { closedStream } from './store-replay.js';
-import { LeaseKeeper } from './lease-keeper.js';
+import { LeaseKeeper, leaseDelayOption } from './lease-keeper.js';
 import { waitWhile } from './wait-while.js';
 import type { StreamLeases } from '../store/stream-leases.js';
 import type { PersistedReplies, RequestInfo, SessionManager, TransportSettings } from './session-manager.js';
@@ -37,6 +37,12 @@ export interface NeverSessionManagerOptions {
   streamLeases?: StreamLeases;
   /** How long (ms) a running stream's lease lasts without renewal; renewed every third of it. Defaults to `10000`. */
   leaseTtlMs?: number;
+  /**
+   * How long (ms) a request runs before its stream's lease is taken (with `streamLeases`); a request that completes
+   * sooner takes none. Until its lease is held a stream sends the client nothing (at most this long plus the lease's
+   * round trip). `0` takes the lease when the request starts and holds nothing back. Defaults to `10`.
+   */
+  leaseDelayMs?: number;
   /** How often (ms) a resume of a stream running on another instance reads the `eventStore`. Defaults to `100`. */
   remoteFollowInterval?: number;
   /**
@@ -92,6 +98,7 @@ export class NeverSessionManager implements SessionManager {
     this.leases = new LeaseKeeper({
       leases: options.streamLeases,
       ttlMs: options.leaseTtlMs ?? LOCAL_SESSION_DEFAULTS.leaseTtlMs,
+      delayMs: leaseDelayOption(options.leaseDelayMs, 'NeverSessionManager', LOCAL_SESSION_DEFAULTS.leaseDelayMs),
       keepMs: EVENT_STORE_DEFAULTS.ttlMs,
       followIntervalMs: options.remoteFollowInterval ?? LOCAL_SESSION_DEFAULTS.remoteFollowInterval,
       onError: this.onError,
@@ -107,9 +114,7 @@ export class NeverSessionManager implements SessionManager {
     if (!this.eventStore) return undefined;
     return (this.replies ??= {
       open: (primes, principal, requestId) => {
-        const { stream, channel } = this.openPersistedStream(primes, principal);
-        stream.requestId = requestId;
-        this.leases.take(stream.streamId, requestId);
+        const { stream, channel } = this.openPersistedStream(primes, principal, requestId);
         return {
           channel,
           send: (message) => {
@@ -127,7 +132,7 @@ export class NeverSessionManager implements SessionManager {
    * A persisted stream for one stateless request: primed (for 2025-11-25+), stored event by event, resumable with
    * `Last-Event-ID` until its store forgets it.
    */
-  private openPersistedStream(primes: boolean, principal: string | undefined): { stream: OutboundStream; channel: SseChannel } {
+  private openPersistedStream(primes: boolean, principal: string | undefined, requestId: RequestId): { stream: OutboundStream; channel: SseChannel } {
     if (!this.eventStore) throw new Error('NeverSessionManager: persisted replies need an eventStore');
     const streamId = persistedStreamId(principal);
     const stream = new OutboundStream({
@@ -141,8 +146,11 @@ export class NeverSessionManager implements SessionManager {
       eventStore: this.eventStore,
       onStoreError: this.onError,
     });
+    stream.requestId = requestId;
     this.live.set(streamId, stream);
     const channel = stream.connect(undefined);
+    // The lease comes first: while it is delayed, the stream holds back everything (the priming event too).
+    this.leases.take(stream, requestId);
     // Clients older than 2025-11-25 break on a priming event's empty data; their first id comes with the first message.
     if (primes) stream.prime(this.settings.sseRetry);
     return { stream, channel };

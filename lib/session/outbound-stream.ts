@@ -88,6 +88,13 @@ export class OutboundStream {
   private deliveredSeq = 0;
   /** Id of the newest event: where a client resumes after a SEP-1699 close. */
   private lastId: string | undefined;
+  /**
+   * Events held back from the live connection while delivery is held (`holdDelivery`): they are stored and
+   * recorded, and delivered in order once the hold ends. Undefined when nothing is held.
+   */
+  private held: LoggedEvent[] | undefined;
+  /** While delivery is held: takes the stream's lease now and then releases delivery. */
+  private leaseNow: (() => Promise<void>) | undefined;
 
   constructor(options: OutboundStreamOptions) {
     this.index = options.index;
@@ -143,6 +150,27 @@ export class OutboundStream {
     return this.tail ?? Promise.resolve();
   }
 
+  /**
+   * Holds back what the live connection would receive (the priming event included) until `releaseDelivery`, or
+   * until the stream completes with every event recorded: events are still stored and kept for resumes meanwhile.
+   * The stream's lease is delayed (see `LeaseKeeper`) and the client must not hold an id before it is taken.
+   * `leaseNow` takes the lease at once (and then releases delivery): a close of the connection asks for it, since
+   * the client resumes from the ids it was given.
+   */
+  holdDelivery(leaseNow: () => Promise<void>): void {
+    this.held ??= [];
+    this.leaseNow = leaseNow;
+  }
+
+  /** Ends a hold: what was held back reaches the live connection, in order. */
+  releaseDelivery(): void {
+    const held = this.held;
+    if (!held) return;
+    this.held = undefined;
+    this.leaseNow = undefined;
+    for (const event of held) this.deliver(event);
+  }
+
   /** The request finished: after what is queued, the live connection ends; the log stays for resumes. */
   complete(now: number): void {
     if (this.completed) return;
@@ -150,6 +178,8 @@ export class OutboundStream {
     this.completedAt = now;
     this.after(() => {
       this.ended = true;
+      // Every event is recorded (stored, with a store) by now: nothing need be held back any more.
+      this.releaseDelivery();
       this.listener?.end();
       this.listener = undefined;
       // A finished stream is only replayed: keep each event's JSON text, not the message objects too. (New
@@ -164,6 +194,9 @@ export class OutboundStream {
    * with `Last-Event-ID` and resumes.
    */
   closeConnection(retry: number, bare = false): void {
+    // The client gets what was held back first (it resumes from it), so the lease must be held by then.
+    const leaseNow = this.leaseNow;
+    if (leaseNow) this.after(() => leaseNow());
     this.after(() => {
       const listener = this.listener;
       if (!listener) return;
@@ -306,6 +339,10 @@ export class OutboundStream {
   }
 
   private deliver(event: LoggedEvent): void {
+    if (this.held) {
+      this.held.push(event);
+      return;
+    }
     if (this.listener?.push(event)) {
       if (event.seq !== undefined) this.deliveredSeq = event.seq;
     }

@@ -27,6 +27,8 @@ export interface InstanceOptions {
   keyPrefix: string;
   /** `LEASE_TTL_MS`. Defaults to the example's (10000). */
   leaseTtlMs?: number;
+  /** `LEASE_DELAY_MS`. Defaults to the example's (10). */
+  leaseDelayMs?: number;
   /** `DRAIN_TIMEOUT_MS`. Defaults to the example's (10000). */
   drainTimeoutMs?: number;
   /** A name for messages. Defaults to the port. */
@@ -94,6 +96,7 @@ function startOn(port: number, options: InstanceOptions): Promise<ExampleInstanc
   }
   delete env.MCP_LEGACY_SESSIONS;
   if (options.leaseTtlMs !== undefined) env.LEASE_TTL_MS = String(options.leaseTtlMs);
+  if (options.leaseDelayMs !== undefined) env.LEASE_DELAY_MS = String(options.leaseDelayMs);
   if (options.drainTimeoutMs !== undefined) env.DRAIN_TIMEOUT_MS = String(options.drainTimeoutMs);
   // Under `setpriv --pdeathsig` (which execs node: same pid) the kernel kills the instance should jest end first.
   const command = withParentDeathSignal ? ['setpriv', '--pdeathsig', 'KILL', process.execPath, EXAMPLE_MAIN] : [process.execPath, EXAMPLE_MAIN];

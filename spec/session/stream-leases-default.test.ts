@@ -1,7 +1,8 @@
 /**
  * The session managers take no stream leases unless `streamLeases` is given (leases only the manager itself could
- * read tell nothing), and a drain still waits for the final responses to be stored. With leases given, they are
- * taken when a request starts and released once its final response is stored.
+ * read tell nothing), and a drain still waits for the final responses to be stored. With leases given (and no lease
+ * delay: lease-delay.test.ts has the delay), they are taken when a request starts and released once its final
+ * response is stored.
  */
 import { z } from 'zod';
 import { InMemoryEventStore, InMemoryStreamLeases, LocalSessionManager, McpServer, type SseEvent, type StreamLeaseInfo } from '../../lib/index.js';
@@ -47,12 +48,29 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
-const keeperOptions = { ttlMs: 1000, keepMs: 60_000, followIntervalMs: 10, onError: (error: unknown) => { throw error; } };
+const keeperOptions = { ttlMs: 1000, delayMs: 0, keepMs: 60_000, followIntervalMs: 10, onError: (error: unknown) => { throw error; } };
+
+/** A stream as the keeper sees it: records whether its delivery is held. */
+function keptStream(streamId: string, stored: () => Promise<void> = () => Promise.resolve()) {
+  return {
+    streamId,
+    stored,
+    holding: false,
+    leaseNow: undefined as (() => Promise<void>) | undefined,
+    holdDelivery(leaseNow: () => Promise<void>) {
+      this.holding = true;
+      this.leaseNow = leaseNow;
+    },
+    releaseDelivery() {
+      this.holding = false;
+    },
+  };
+}
 
 describe('LeaseKeeper', () => {
   test('without leases: take() holds nothing, and settled() still waits for a finished stream\'s store writes', async () => {
     const keeper = new LeaseKeeper({ ...keeperOptions, leases: undefined });
-    keeper.take('s/1', 1);
+    keeper.take(keptStream('s/1'), 1);
     expect(keeper.size).toBe(0);
     const writes = deferred();
     keeper.releaseWhenStored({ streamId: 's/1', stored: () => writes.promise });
@@ -71,7 +89,7 @@ describe('LeaseKeeper', () => {
   test('with leases: taken at once, released only once the stream is stored', async () => {
     const leases = new RecordingLeases();
     const keeper = new LeaseKeeper({ ...keeperOptions, leases });
-    keeper.take('s/2', 7);
+    keeper.take(keptStream('s/2'), 7);
     expect(keeper.size).toBe(1);
     expect(await leases.inspect('s/2')).toMatchObject({ held: true, released: false, info: { requestId: 7 } });
     const writes = deferred();
@@ -113,9 +131,9 @@ describe('LocalSessionManager and its streamLeases option', () => {
     return openLive(served, { method: 'POST', headers: clientHeaders(VERSION, sessionId), body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }, waitForHeaders: false });
   }
 
-  test('given leases, each call takes one when it starts and releases it once its response is stored', async () => {
+  test('given leases and leaseDelayMs: 0, each call takes one when it starts and releases it once its response is stored', async () => {
     const leases = new RecordingLeases();
-    const served = await serve({ server: slowServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore: new InMemoryEventStore(), streamLeases: leases }) });
+    const served = await serve({ server: slowServer(), sseKeepAlive: 0, sessionManager: new LocalSessionManager({ eventStore: new InMemoryEventStore(), streamLeases: leases, leaseDelayMs: 0 }) });
     track(served);
     const sessionId = await session(served);
     const before = leases.calls.length;
