@@ -202,7 +202,8 @@ async function writeStatelessReply(
     for (;;) {
       const next = await raceTimeout(pending, deadline - Date.now());
       if (next === TIMED_OUT) {
-        // No message yet: commit to SSE now, so the client has the priming id while the handler runs.
+        // No message yet: commit to SSE now, so the client has the priming id while the handler runs (with a delayed
+        // stream lease, the headers only: the stream sends its priming event once the lease is held).
         startSse();
         if (held.length === 0) res.flushHeaders();
         return writeStream(res, channel, { keepAlive: o.keepAlive, headersSent: true, pendingNext: pending });

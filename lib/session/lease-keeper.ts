@@ -16,7 +16,7 @@ export interface LeasedStream {
    * Holds back delivery to the client until `releaseDelivery` or the stream's stored completion; `leaseNow` takes
    * the lease at once (then releases delivery), for a stream that must give the client its ids early.
    */
-  holdDelivery(leaseNow: () => Promise<void>): void;
+  holdDelivery(leaseNow?: () => Promise<void>): void;
   releaseDelivery(): void;
   stored(): Promise<void>;
 }
@@ -24,14 +24,17 @@ export interface LeasedStream {
 /** The `leaseDelayMs` option of a session manager: 0 or more ms, or its default; a TypeError naming it otherwise. */
 export function leaseDelayOption(value: number | undefined, owner: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new TypeError(`${owner} option leaseDelayMs must be a number of milliseconds, 0 or more (got ${String(value)}).`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_LEASE_DELAY_MS) {
+    throw new TypeError(`${owner} option leaseDelayMs must be a number of milliseconds from 0 to ${MAX_LEASE_DELAY_MS} (got ${String(value)}).`);
   }
   return value;
 }
 
+/** The longest lease delay: a minute (a stream sends nothing until its lease is held). */
+const MAX_LEASE_DELAY_MS = 60_000;
+
 interface PendingLease {
-  /** `Date.now()` when the request started. */
+  /** `performance.now()` when the request started (monotonic: a wall-clock step cannot stall the leases). */
   since: number;
   /** Takes the lease (once) and then releases the stream's delivery. */
   takeNow: () => Promise<void>;
@@ -70,6 +73,8 @@ export class LeaseKeeper {
   /** Streams whose lease is delayed, oldest first (a Map keeps insertion order). */
   private readonly pending = new Map<string, PendingLease>();
   private pendingTimer: NodeJS.Timeout | undefined;
+  /** `stop()` was called: no more leases (the manager is shutting down). */
+  private stopped = false;
   /** Releases waiting for their stream's last events to be stored. */
   private readonly releasing = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
@@ -81,27 +86,36 @@ export class LeaseKeeper {
    * stream holds back delivery. Call it before the stream's priming event.
    */
   take(stream: LeasedStream, requestId: RequestId): void {
-    if (!this.options.leases) return;
-    if (this.options.delayMs === 0) {
-      this.acquire(stream.streamId, requestId);
+    if (!this.options.leases || this.stopped) return;
+    const { delayMs } = this.options;
+    if (delayMs === 0) {
+      void this.acquire(stream.streamId, requestId);
       return;
     }
     const { streamId } = stream;
     let taking: Promise<void> | undefined;
-    // Held, or failed (reported): either way the stream goes on as it would have without the delay.
     const takeNow = (): Promise<void> => {
       if (taking) return taking;
-      // No longer due (the request was cancelled or its session ended): no lease, nothing left to hold back.
-      if (!this.pending.delete(streamId)) taking = Promise.resolve();
-      else taking = this.acquire(streamId, requestId);
-      return (taking = taking.then(() => stream.releaseDelivery()));
+      // Completed, cancelled or its session ended first: no lease; its completion delivers once it is stored.
+      if (!this.pending.delete(streamId)) return (taking = Promise.resolve());
+      // Held, or failed (reported): either way the stream goes on as it would have without the delay.
+      return (taking = this.acquire(streamId, requestId).then(() => stream.releaseDelivery()));
     };
     stream.holdDelivery(takeNow);
-    this.pending.set(streamId, { since: Date.now(), takeNow });
+    this.pending.set(streamId, { since: performance.now(), takeNow });
     if (!this.pendingTimer) {
-      this.pendingTimer = setInterval(() => this.acquireDue(Date.now() - this.options.delayMs), this.options.delayMs);
+      // A quarter of the delay apart: a lease is taken between `delayMs` and 1.25 × `delayMs` after its request started.
+      this.pendingTimer = setInterval(() => this.acquireDue(performance.now() - delayMs), Math.max(1, Math.ceil(delayMs / 4)));
       this.pendingTimer.unref();
     }
+  }
+
+  /**
+   * A stream that completes at once without a lease (an initialize, a refused request): it delivers once its
+   * events are stored, so that no id reaches the client before its response is in the store.
+   */
+  holdUntilStored(stream: LeasedStream): void {
+    if (this.options.leases) stream.holdDelivery();
   }
 
   /** The request ended without completing its stream (cancelled, or its session ended): its lease ends, if any. */
@@ -132,8 +146,10 @@ export class LeaseKeeper {
     await Promise.all([...this.releasing]);
   }
 
-  /** Stops renewing: the leases still held lapse within `ttlMs` (what a lost instance looks like to the others). */
+  /** Stops: no lease is taken any more, and the leases still held lapse within `ttlMs` (as a lost instance's do). */
   stop(): void {
+    this.stopped = true;
+    this.pending.clear();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     if (this.pendingTimer) clearInterval(this.pendingTimer);
@@ -156,7 +172,13 @@ export class LeaseKeeper {
       this.timer = setInterval(() => this.renew(), Math.max(10, Math.floor(ttlMs / 3)));
       this.timer.unref();
     }
-    return leases!.acquire(streamId, { requestId }, ttlMs, keepMs).catch(onError);
+    let acquiring: Promise<void>;
+    try {
+      acquiring = leases!.acquire(streamId, { requestId }, ttlMs, keepMs);
+    } catch (error) {
+      acquiring = Promise.reject(error); // an implementation that throws at once fails like one that rejects
+    }
+    return acquiring.catch(onError);
   }
 
   /** Takes the leases of the streams that started at or before `startedBy`; each delivers once its lease is held. */

@@ -78,11 +78,11 @@ export interface LocalSessionManagerOptions {
   /** How long (ms) a running stream's lease lasts without renewal; renewed every third of it. Defaults to `10000`. */
   leaseTtlMs?: number;
   /**
-   * How long (ms) a request runs before its stream's lease is taken (with `streamLeases`). A request that completes
-   * sooner takes no lease at all (no lease commands). Until its lease is held a stream sends the client nothing (its
-   * priming event and early messages wait, at most this long plus the lease's round trip), so that a client never
-   * holds an id of a stream no instance could tell running from lost. `0` takes the lease when the request starts
-   * and holds nothing back. Defaults to `10`.
+   * How long (ms, 0 to 60000) a request runs before its stream's lease is taken (with `streamLeases`). A request
+   * that completes sooner takes no lease at all (no lease commands). Until its lease is held a stream sends the
+   * client no event (its priming event and early messages wait, up to 1.25 times this long plus the lease's round
+   * trip), so that a client never holds an id of a stream no instance could tell running from lost. `0` takes the
+   * lease when the request starts and holds nothing back. Defaults to `10`.
    */
   leaseDelayMs?: number;
   /**
@@ -253,6 +253,7 @@ export class LocalSessionManager implements SessionManager {
     this.report('session.created', sessionId);
     const stream = session.openStream(now);
     const channel = stream.connect(undefined);
+    if (this.eventStore) this.leases.holdUntilStored(stream);
     if (this.primes(session)) stream.prime(this.settings.sseRetry);
     stream.send({ jsonrpc: '2.0', id: request.id, result: server.initializeResult(state.protocolVersion) });
     stream.complete(now);
@@ -304,7 +305,10 @@ export class LocalSessionManager implements SessionManager {
           )
         : undefined;
     // The lease comes first: while it is delayed, the stream holds back everything (the priming event too).
-    if (!refusal && this.eventStore) this.leases.take(stream, request.id);
+    if (this.eventStore) {
+      if (refusal) this.leases.holdUntilStored(stream);
+      else this.leases.take(stream, request.id);
+    }
     if (this.primes(session)) stream.prime(this.settings.sseRetry);
     if (refusal) {
       stream.send(refusal);

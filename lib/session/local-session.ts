@@ -357,7 +357,7 @@ export class SessionRequestChannel implements RequestChannel {
   notify(notification: Parameters<RequestChannel['notify']>[0]): Promise<void> | undefined {
     if (this.stream.completed) return undefined;
     this.stream.send(notification);
-    return this.stream.listener?.waitForRoom();
+    return this.stream.waitForRoom();
   }
 
   request(method: string, params: Record<string, unknown>, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {

@@ -38,9 +38,10 @@ export interface NeverSessionManagerOptions {
   /** How long (ms) a running stream's lease lasts without renewal; renewed every third of it. Defaults to `10000`. */
   leaseTtlMs?: number;
   /**
-   * How long (ms) a request runs before its stream's lease is taken (with `streamLeases`); a request that completes
-   * sooner takes none. Until its lease is held a stream sends the client nothing (at most this long plus the lease's
-   * round trip). `0` takes the lease when the request starts and holds nothing back. Defaults to `10`.
+   * How long (ms, 0 to 60000) a request runs before its stream's lease is taken (with `streamLeases`); a request
+   * that completes sooner takes none. Until its lease is held a stream sends the client no event (up to 1.25 times
+   * this long plus the lease's round trip). `0` takes the lease when the request starts and holds nothing back.
+   * Defaults to `10`.
    */
   leaseDelayMs?: number;
   /** How often (ms) a resume of a stream running on another instance reads the `eventStore`. Defaults to `100`. */
@@ -119,7 +120,7 @@ export class NeverSessionManager implements SessionManager {
           channel,
           send: (message) => {
             stream.send(message);
-            return stream.listener?.waitForRoom();
+            return stream.waitForRoom();
           },
           complete: () => this.completePersistedStream(stream),
         };

@@ -93,8 +93,12 @@ export class OutboundStream {
    * recorded, and delivered in order once the hold ends. Undefined when nothing is held.
    */
   private held: LoggedEvent[] | undefined;
+  /** Bytes of JSON text in `held`. */
+  private heldBytes = 0;
   /** While delivery is held: takes the stream's lease now and then releases delivery. */
   private leaseNow: (() => Promise<void>) | undefined;
+  /** Senders waiting for room while too much is held (see `waitForRoom`). */
+  private heldRoomWaiters: Array<() => void> | undefined;
 
   constructor(options: OutboundStreamOptions) {
     this.index = options.index;
@@ -155,9 +159,10 @@ export class OutboundStream {
    * until the stream completes with every event recorded: events are still stored and kept for resumes meanwhile.
    * The stream's lease is delayed (see `LeaseKeeper`) and the client must not hold an id before it is taken.
    * `leaseNow` takes the lease at once (and then releases delivery): a close of the connection asks for it, since
-   * the client resumes from the ids it was given.
+   * the client resumes from the ids it was given, and so does a stream that holds half of `maxBufferedBytes`
+   * (its senders then wait, as for a slow reader). Without `leaseNow` the hold lasts until the stored completion.
    */
-  holdDelivery(leaseNow: () => Promise<void>): void {
+  holdDelivery(leaseNow?: () => Promise<void>): void {
     this.held ??= [];
     this.leaseNow = leaseNow;
   }
@@ -167,8 +172,28 @@ export class OutboundStream {
     const held = this.held;
     if (!held) return;
     this.held = undefined;
+    this.heldBytes = 0;
     this.leaseNow = undefined;
     for (const event of held) this.deliver(event);
+    this.releaseHeldRoomWaiters();
+  }
+
+  /**
+   * Backpressure for the request's own messages: a promise that resolves once the live connection (or, while
+   * delivery is held, the hold) has room again, or undefined when there is room now.
+   */
+  waitForRoom(): Promise<void> | undefined {
+    if (!this.held) return this.listener?.waitForRoom();
+    if (this.heldBytes <= this.maxBufferedBytes / 2) return undefined;
+    return new Promise((resolve) => {
+      (this.heldRoomWaiters ??= []).push(resolve);
+    });
+  }
+
+  private releaseHeldRoomWaiters(): void {
+    const waiters = this.heldRoomWaiters;
+    this.heldRoomWaiters = undefined;
+    if (waiters) for (const resolve of waiters) resolve();
   }
 
   /** The request finished: after what is queued, the live connection ends; the log stays for resumes. */
@@ -194,12 +219,19 @@ export class OutboundStream {
    * with `Last-Event-ID` and resumes.
    */
   closeConnection(retry: number, bare = false): void {
-    // The client gets what was held back first (it resumes from it), so the lease must be held by then.
+    // The client gets what was held back first and resumes from it, so the lease must be held by then. It is asked
+    // for now, not when the close's turn comes: a request that completes meanwhile still hands the client ids
+    // before its response is stored.
     const leaseNow = this.leaseNow;
-    if (leaseNow) this.after(() => leaseNow());
+    if (leaseNow) {
+      const taking = leaseNow();
+      this.after(() => taking);
+    }
     this.after(() => {
       const listener = this.listener;
-      if (!listener) return;
+      // Still held (the stream completes without a lease, and its completion delivers): no id may go out before
+      // then, so the connection stays and gets the stream when it is delivered.
+      if (!listener || this.held) return;
       // `bare`: a retry hint without data, which clients of every version ignore as an event (SEP-1699's hint with
       // the last id is for 2025-11-25 clients); the client resumes from the last id it received.
       listener.push(this.lastId === undefined || bare ? { retry } : { id: this.lastId, retry });
@@ -269,6 +301,10 @@ export class OutboundStream {
   /** Ends the live connection for good without completing the stream (the session is closing). */
   disconnect(): void {
     this.closed = true;
+    this.held = undefined;
+    this.heldBytes = 0;
+    this.leaseNow = undefined;
+    this.releaseHeldRoomWaiters();
     this.listener?.end();
     this.listener = undefined;
   }
@@ -341,6 +377,9 @@ export class OutboundStream {
   private deliver(event: LoggedEvent): void {
     if (this.held) {
       this.held.push(event);
+      this.heldBytes += event.data?.length ?? 0;
+      // Not a quick request: its lease is taken now, before what is held outgrows the connection's budget.
+      if (this.heldBytes > this.maxBufferedBytes / 2) void this.leaseNow?.();
       return;
     }
     if (this.listener?.push(event)) {

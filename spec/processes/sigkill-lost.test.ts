@@ -60,17 +60,31 @@ describeWithRedis('SIGKILL while slow_count streams (example processes sharing R
   test('killed before a stream lease was due: the client never got an id of the stream, only a failed POST', async () => {
     // A delay longer than the test: the lease of this call is never taken, so its stream delivers nothing.
     const x = await startInstance({ name: 'D', redisUrl, keyPrefix: redis.runPrefix, leaseTtlMs: LEASE_TTL_MS, leaseDelayMs: 60_000 });
-    const sessionId = await newSession(pool[0].port);
-    const running = await startSlowCount(x.port, sessionId, 300, 100_000, 10);
-    open.push(running);
-    // slow_count sends a progress every 10 ms; they are stored but held back with everything else (headers too).
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect({ status: running.status, received: running.text() }).toEqual({ status: 0, received: '' });
-    x.signal('SIGKILL');
-    await endedWithin(running, 10_000, 'the POST to the killed instance');
-    expect(await x.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    try {
+      const sessionId = await newSession(pool[0].port);
+      const running = await startSlowCount(x.port, sessionId, 300, 100_000, 10);
+      open.push(running);
+      // slow_count sends a progress every 10 ms: they are stored (the handler runs), but held back with everything
+      // else, the response headers too.
+      const stored = async () => {
+        let events = 0;
+        for await (const keys of redis.client().scanIterator({ MATCH: `${redis.runPrefix}mcp:events:{${sessionId}/*:log`, COUNT: 200 })) {
+          for (const key of keys) events += await redis.client().lLen(key);
+        }
+        return events;
+      };
+      const deadline = Date.now() + 10_000;
+      while ((await stored()) < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await stored()).toBeGreaterThanOrEqual(3);
+      expect({ status: running.status, received: running.text() }).toEqual({ status: 0, received: '' });
+      x.signal('SIGKILL');
+      await endedWithin(running, 10_000, 'the POST to the killed instance');
+      expect(await x.exited).toEqual({ code: null, signal: 'SIGKILL' });
     // Nothing to resume from: the client knows its request failed (a dropped connection), as for any POST whose
     // instance died before it answered, and no resume elsewhere can be left waiting on a stream without a lease.
-    expect({ status: running.status, frames: running.frames() }).toEqual({ status: 0, frames: [] });
+      expect({ status: running.status, frames: running.frames() }).toEqual({ status: 0, frames: [] });
+    } finally {
+      x.signal('SIGKILL');
+    }
   }, 60_000);
 });

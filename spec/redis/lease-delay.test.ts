@@ -50,7 +50,7 @@ describeWithRedis('leaseDelayMs with the Redis stores and leases', (redis) => {
     await sleep(50);
   }
 
-  async function instance(prefix: string): Promise<Served> {
+  async function instance(prefix: string, leaseDelayMs?: number): Promise<Served> {
     const client = redis.client();
     const served = await serve({
       server: toolServer(),
@@ -59,6 +59,7 @@ describeWithRedis('leaseDelayMs with the Redis stores and leases', (redis) => {
         eventStore: new RedisEventStore(client, { keyPrefix: `${prefix}events:` }),
         sessionStore: new RedisSessionStore(client, { keyPrefix: `${prefix}sessions:` }),
         streamLeases: new RedisStreamLeases(client, { keyPrefix: `${prefix}lease:` }),
+        leaseDelayMs,
       }),
     });
     track(served);
@@ -106,15 +107,18 @@ describeWithRedis('leaseDelayMs with the Redis stores and leases', (redis) => {
     expect(resumed.messages()).toEqual([expect.objectContaining({ id: 11, result: expect.objectContaining({ content: [{ type: 'text', text: '11' }] }) })]);
   });
 
-  test('a longer call takes and releases its lease, and a resume on another instance follows it to its result', async () => {
+  test('a longer call takes its lease after the delay, delivers only then, and a resume on another instance follows it to its result', async () => {
     const prefix = redis.prefix('slow');
-    const a = await instance(prefix);
+    const a = await instance(prefix, 150);
     const b = await instance(prefix);
     const sessionId = await session(a);
     const seen = await watchCommands(`${prefix}lease:`);
     const live = await call(a, sessionId, 21, 'slow');
+    await sleep(60);
+    // Before the delay: no lease in Redis, and nothing has reached the client.
+    expect(await leaseKeys(prefix)).toEqual([]);
+    expect(live.text()).toBe('');
     await live.waitFor((text) => text.includes('id:'));
-    // The priming event came out only once the lease was taken (after the default 10 ms delay).
     expect(await leaseKeys(prefix)).toHaveLength(2); // the lease and its info
     live.close();
     const resumed = await openLive(b, { method: 'GET', headers: { ...clientHeaders(VERSION, sessionId), 'Last-Event-ID': live.frames()[0].id! } });

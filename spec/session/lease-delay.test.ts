@@ -4,7 +4,7 @@
  * holds an id of a stream that no instance could tell running from lost.
  */
 import { z } from 'zod';
-import { InMemoryEventStore, InMemoryStreamLeases, LocalSessionManager, McpServer, NeverSessionManager, type StreamLeaseInfo } from '../../lib/index.js';
+import { InMemoryEventStore, InMemoryMessageBus, InMemorySessionStore, InMemoryStreamLeases, LocalSessionManager, McpServer, NeverSessionManager, type StreamLeaseInfo } from '../../lib/index.js';
 import { LeaseKeeper } from '../../lib/session/lease-keeper.js';
 import { clientHeaders, deferred, initializeRequest, openLive, type LiveResponse } from '../helpers/http-helpers.js';
 import { closeAfterEach, serve, type Served } from '../helpers/serve.js';
@@ -122,9 +122,37 @@ describe('LeaseKeeper with a lease delay', () => {
     keeper.take(stream, 4);
     keeper.release('s/4');
     await stream.leaseNow!();
-    expect(stream.holding).toBe(false);
+    // Its completion (the cancel completes the stream) delivers, once stored; the keeper does not.
+    expect(stream.holding).toBe(true);
     await sleep(80);
     expect(timeline).toEqual([]);
+    keeper.stop();
+  });
+
+  test('after stop() nothing is held or leased any more', async () => {
+    const timeline: string[] = [];
+    const keeper = new LeaseKeeper({ ...options, delayMs: 20, leases: new TimelineLeases(timeline) });
+    const running = keptStream('s/5');
+    keeper.take(running, 5);
+    keeper.stop();
+    const late = keptStream('s/6');
+    keeper.take(late, 6);
+    expect(late.holding).toBe(false);
+    await sleep(80);
+    expect(timeline).toEqual([]);
+  });
+
+  test('an acquire that throws at once is reported like one that rejects, and the stream delivers', async () => {
+    const errors: unknown[] = [];
+    const leases = new InMemoryStreamLeases();
+    leases.acquire = () => {
+      throw new Error('lease store broken');
+    };
+    const keeper = new LeaseKeeper({ ...options, delayMs: 10, leases, onError: (error) => errors.push(error) });
+    const stream = keptStream('s/7');
+    keeper.take(stream, 7);
+    await until(() => !stream.holding);
+    expect(errors).toEqual([expect.objectContaining({ message: 'lease store broken' })]);
     keeper.stop();
   });
 });
@@ -152,17 +180,18 @@ describe('LocalSessionManager with streamLeases and leaseDelayMs', () => {
     return server;
   }
 
-  async function start(options: { leaseDelayMs?: number } = {}): Promise<{ served: Served; sessionId: string; timeline: string[] }> {
+  async function start(options: { leaseDelayMs?: number } = {}): Promise<{ served: Served; sessionId: string; timeline: string[]; leases: TimelineLeases }> {
     const timeline: string[] = [];
+    const leases = new TimelineLeases(timeline);
     const served = await serve({
       server: toolServer(),
       sseKeepAlive: 0,
-      sessionManager: new LocalSessionManager({ eventStore: new InMemoryEventStore(), streamLeases: new TimelineLeases(timeline), ...options }),
+      sessionManager: new LocalSessionManager({ eventStore: new InMemoryEventStore(), streamLeases: leases, ...options }),
     });
     track(served);
     const init = await openLive(served, { method: 'POST', headers: { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' }, body: initializeRequest(VERSION, 0) });
     await init.ended;
-    return { served, sessionId: init.headers['mcp-session-id'] as string, timeline };
+    return { served, sessionId: init.headers['mcp-session-id'] as string, timeline, leases };
   }
 
   async function call(served: Served, sessionId: string, id: number, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>): Promise<LiveResponse> {
@@ -205,14 +234,16 @@ describe('LocalSessionManager with streamLeases and leaseDelayMs', () => {
   });
 
   test('leaseDelayMs: 0 takes the lease when the request starts and holds nothing back', async () => {
-    const { served, sessionId, timeline } = await start({ leaseDelayMs: 0 });
+    const { served, sessionId, timeline, leases } = await start({ leaseDelayMs: 0 });
+    const gate = deferred();
+    leases.gate = gate.promise; // the acquire does not complete until the client has its first bytes
     const live = await call(served, sessionId, 8, 'slow', {}, { progressToken: 'p8' });
-    void live.ready.then(() => timeline.push('headers'));
+    await live.waitForMessage((message) => 'method' in message && message.method === 'notifications/progress');
+    expect(timeline).toEqual(['acquire 8']);
+    expect(live.frames()[0].id).toEqual(expect.any(String));
+    gate.resolve();
     await live.ended;
-    await sleep(20);
-    // Headers (with the priming event) went out without waiting for the lease's round trip.
-    expect(timeline.indexOf('headers')).toBeLessThan(timeline.indexOf('acquired 8'));
-    expect(timeline.filter((entry) => entry.startsWith('acquire '))).toEqual(['acquire 8']);
+    expect(live.messages().at(-1)).toMatchObject({ id: 8, result: { content: [{ text: 'done' }] } });
   });
 
   test('a handler that closes its SSE stream before the lease is due gets it taken first: the retry hint carries an id', async () => {
@@ -247,7 +278,125 @@ describe('LocalSessionManager with streamLeases and leaseDelayMs', () => {
   });
 
   test('the option is checked', () => {
-    expect(() => new LocalSessionManager({ leaseDelayMs: -1 })).toThrow(/leaseDelayMs must be a number of milliseconds, 0 or more/);
+    expect(() => new LocalSessionManager({ leaseDelayMs: -1 })).toThrow(/leaseDelayMs must be a number of milliseconds from 0 to 60000/);
+  });
+});
+
+/** An event store whose writes each take `delayMs` and are applied one after another (no `keepsWriteOrder`). */
+class SlowEventStore extends InMemoryEventStore {
+  override readonly keepsWriteOrder = false;
+  constructor(
+    private readonly delayMs: number,
+    private readonly timeline: string[] = [],
+  ) {
+    super();
+  }
+  override async storeEvent(...args: Parameters<InMemoryEventStore['storeEvent']>): Promise<string> {
+    await sleep(this.delayMs);
+    const id = await super.storeEvent(...args);
+    const message = args[1].message as { id?: unknown; method?: string } | undefined;
+    if (message && !('method' in message)) this.timeline.push(`stored response ${String(message.id)}`);
+    return id;
+  }
+}
+
+describe('two LocalSessionManagers sharing stores and leases, with a lease delay', () => {
+  const track = closeAfterEach();
+  const open: LiveResponse[] = [];
+  afterEach(() => {
+    for (const live of open.splice(0)) live.close();
+  });
+
+  function toolServer(): McpServer {
+    const server = new McpServer({ name: 'lease-delay-shared', version: '1.0.0' });
+    server.tool('close_then_finish', {}, async (_args, ctx) => {
+      await ctx.progress(1, 1);
+      ctx.closeSSEStream(0);
+      return { content: [{ type: 'text', text: 'finished after the close' }] };
+    });
+    server.tool('chatty', { inputSchema: { n: z.number().int() } }, async ({ n }, ctx) => {
+      for (let i = 1; i <= n; i++) await ctx.progress(i, n, 'x'.repeat(1000));
+      return { content: [{ type: 'text', text: `sent ${n}` }] };
+    });
+    server.tool('wait', {}, async () => {
+      await sleep(300);
+      return { content: [{ type: 'text', text: 'waited' }] };
+    });
+    return server;
+  }
+
+  async function deployment(eventStore: InMemoryEventStore, options: { leaseDelayMs?: number; maxBufferedBytesPerStream?: number } = {}) {
+    const timeline: string[] = [];
+    const shared = { bus: new InMemoryMessageBus(), sessionStore: new InMemorySessionStore(), leases: new TimelineLeases(timeline) };
+    const instance = async () => {
+      const manager = new LocalSessionManager({ eventStore, sessionStore: shared.sessionStore, streamLeases: shared.leases, remoteFollowInterval: 20, leaseDelayMs: options.leaseDelayMs });
+      const served = track(await serve({ server: toolServer(), sseKeepAlive: 0, bus: shared.bus, sessionManager: manager, maxBufferedBytesPerStream: options.maxBufferedBytesPerStream }));
+      await manager.ready();
+      return served;
+    };
+    const a = await instance();
+    const b = await instance();
+    const init = await openLive(a, { method: 'POST', headers: { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' }, body: initializeRequest(VERSION, 0) });
+    await init.ended;
+    return { a, b, sessionId: init.headers['mcp-session-id'] as string, timeline };
+  }
+
+  function call(served: Served, sessionId: string, id: number, name: string, args: Record<string, unknown> = {}): Promise<LiveResponse> {
+    const body = { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: { progressToken: `p${id}` } } };
+    return openLive(served, { method: 'POST', headers: clientHeaders(VERSION, sessionId), body, waitForHeaders: false }).then((live) => {
+      open.push(live);
+      return live;
+    });
+  }
+
+  test('a handler that closes its stream and finishes at once: the lease is still taken, and a resume elsewhere gets the response', async () => {
+    // Every store write takes 60 ms: when the close hands the client its ids, the response is not stored yet.
+    const { a, b, sessionId, timeline } = await deployment(new SlowEventStore(60), { leaseDelayMs: 1000 });
+    const live = await call(a, sessionId, 1, 'close_then_finish');
+    await live.ended;
+    const lastId = live.frames().filter((frame) => frame.id !== undefined).at(-1)!.id!;
+    expect(timeline).toContain('acquired 1');
+    const resumed = await openLive(b, { method: 'GET', headers: { ...clientHeaders(VERSION, sessionId), 'Last-Event-ID': lastId } });
+    open.push(resumed);
+    await resumed.ended;
+    expect(resumed.messages().at(-1)).toMatchObject({ id: 1, result: { content: [{ text: 'finished after the close' }] } });
+  });
+
+  test('a handler that sends a lot before its lease is due gets the lease early; the client gets every message', async () => {
+    const { a, sessionId, timeline } = await deployment(new InMemoryEventStore(), { leaseDelayMs: 5000, maxBufferedBytesPerStream: 16_384 });
+    const started = Date.now();
+    const live = await call(a, sessionId, 2, 'chatty', { n: 300 });
+    await live.ended;
+    // Leased once half the connection's budget was held, long before the 5 s delay.
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(timeline.slice(0, 2)).toEqual(['acquire 2', 'acquired 2']);
+    // More than the connection's budget came at once: it ended with a retry hint (a slow reader, with a store),
+    // and the client resumes from the last id it got.
+    let messages = live.messages();
+    const last = messages.at(-1);
+    if (!last || 'method' in last || last.id !== 2) {
+      const lastId = live.frames().filter((frame) => frame.id !== undefined).at(-1)!.id!;
+      const resumed = await openLive(a, { method: 'GET', headers: { ...clientHeaders(VERSION, sessionId), 'Last-Event-ID': lastId } });
+      open.push(resumed);
+      await resumed.ended;
+      messages = [...messages, ...resumed.messages()];
+    }
+    const progress = messages.flatMap((message) => ('method' in message && message.method === 'notifications/progress' ? [(message.params as { progress: number }).progress] : []));
+    expect(progress).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    expect(messages.at(-1)).toMatchObject({ id: 2, result: { content: [{ text: 'sent 300' }] } });
+  });
+
+  test('a refused request (its id is in use) delivers only once its refusal is stored', async () => {
+    const storeTimeline: string[] = [];
+    const { a, sessionId } = await deployment(new SlowEventStore(60, storeTimeline));
+    const running = await call(a, sessionId, 3, 'wait');
+    await running.waitFor((text) => text.includes('id:'));
+    const refused = await call(a, sessionId, 3, 'wait');
+    void refused.ready.then(() => storeTimeline.push('refusal headers'));
+    await refused.ended;
+    expect(refused.messages()).toEqual([expect.objectContaining({ id: 3, error: expect.objectContaining({ code: -32600 }) })]);
+    expect(storeTimeline.indexOf('stored response 3')).toBeLessThan(storeTimeline.indexOf('refusal headers'));
+    await running.ended;
   });
 });
 
@@ -293,9 +442,12 @@ describe('NeverSessionManager with streamLeases and leaseDelayMs (persisted 2026
 
     const slow = await post(a, 'slow', 2);
     open.push(slow);
-    void slow.ready.then(() => timeline.push('headers'));
+    void slow.waitFor((text) => text.includes('id:')).then(() => timeline.push('first event'));
     await slow.waitForMessage((message) => 'method' in message && message.method === 'notifications/progress');
-    expect(timeline).toEqual(['acquire 2', 'acquired 2', 'headers']);
+    // The reply's headers may go out before the lease (a stateless reply commits to SSE after a short wait), but
+    // no event: the first one, the priming event, comes once the lease is held.
+    expect(timeline).toEqual(['acquire 2', 'acquired 2', 'first event']);
+    expect(slow.frames()[0].id).toEqual(expect.any(String));
     const progressId = slow.frames().find((frame) => frame.data?.includes('notifications/progress'))!.id!;
     slow.close();
     const resumed = await openLive(b, { method: 'GET', headers: { Accept: 'text/event-stream', 'MCP-Protocol-Version': MODERN, 'Last-Event-ID': progressId } });
@@ -305,6 +457,6 @@ describe('NeverSessionManager with streamLeases and leaseDelayMs (persisted 2026
   });
 
   test('the option is checked', () => {
-    expect(() => new NeverSessionManager({ leaseDelayMs: Number.NaN })).toThrow(/leaseDelayMs must be a number of milliseconds, 0 or more/);
+    expect(() => new NeverSessionManager({ leaseDelayMs: Number.NaN })).toThrow(/leaseDelayMs must be a number of milliseconds from 0 to 60000/);
   });
 });
