@@ -104,7 +104,7 @@ export class LeaseKeeper {
     stream.holdDelivery(takeNow);
     this.pending.set(streamId, { since: performance.now(), takeNow });
     if (!this.pendingTimer) {
-      // A quarter of the delay apart: a lease is taken between `delayMs` and 1.25 × `delayMs` after its request started.
+      // A quarter of the delay apart (1 ms at least): a lease is taken that much after `delayMs` at most.
       this.pendingTimer = setInterval(() => this.acquireDue(performance.now() - delayMs), Math.max(1, Math.ceil(delayMs / 4)));
       this.pendingTimer.unref();
     }

@@ -39,8 +39,8 @@ export interface NeverSessionManagerOptions {
   leaseTtlMs?: number;
   /**
    * How long (ms, 0 to 60000) a request runs before its stream's lease is taken (with `streamLeases`); a request
-   * that completes sooner takes none. Until its lease is held a stream sends the client no event (up to 1.25 times
-   * this long plus the lease's round trip). `0` takes the lease when the request starts and holds nothing back.
+   * that completes sooner takes none. Until its lease is held a stream sends the client no event (up to a quarter of
+   * it, at least 1 ms, later, plus the lease's round trip). `0` takes the lease when the request starts and holds nothing back.
    * Defaults to `10`.
    */
   leaseDelayMs?: number;
