@@ -80,9 +80,9 @@ export interface LocalSessionManagerOptions {
   /**
    * How long (ms, 0 to 60000) a request runs before its stream's lease is taken (with `streamLeases`). A request
    * that completes sooner takes no lease at all (no lease commands). Until its lease is held a stream sends the
-   * client no event (its priming event and early messages wait, up to a quarter of it (at least 1 ms)
-   * later, plus the lease's round trip), so that a client never holds an id of a stream no instance could tell running from lost. `0` takes the
-   * lease when the request starts and holds nothing back. Defaults to `10`.
+   * client no event: its priming event and early messages wait up to this long plus a quarter of it (at least
+   * 1 ms) and the lease's round trip, so that a client never holds an id of a stream no instance could tell
+   * running from lost. `0` takes the lease when the request starts and holds nothing back. Defaults to `10`.
    */
   leaseDelayMs?: number;
   /**

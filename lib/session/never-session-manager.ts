@@ -39,9 +39,9 @@ export interface NeverSessionManagerOptions {
   leaseTtlMs?: number;
   /**
    * How long (ms, 0 to 60000) a request runs before its stream's lease is taken (with `streamLeases`); a request
-   * that completes sooner takes none. Until its lease is held a stream sends the client no event (up to a quarter of
-   * it, at least 1 ms, later, plus the lease's round trip). `0` takes the lease when the request starts and holds nothing back.
-   * Defaults to `10`.
+   * that completes sooner takes none. Until its lease is held a stream sends the client no event (for up to this
+   * long plus a quarter of it, at least 1 ms, and the lease's round trip). `0` takes the lease when the request
+   * starts and holds nothing back. Defaults to `10`.
    */
   leaseDelayMs?: number;
   /** How often (ms) a resume of a stream running on another instance reads the `eventStore`. Defaults to `100`. */
