@@ -10,6 +10,7 @@ import type { StatelessClient } from '../session/stateless-client.js';
 import type { ResolvedOptions } from './options.js';
 import { sendError } from './respond.js';
 import { onResponseClose } from './response-close.js';
+import { listenFrame } from './listen-frame.js';
 import { formatStreamEvent } from './sse-format.js';
 import { SSE_HEADERS } from './stream-writer.js';
 
@@ -73,11 +74,6 @@ export async function serveListen(req: IncomingMessage, res: ServerResponse, o: 
     if (res.writableEnded || res.destroyed) return;
   }
   const subscriptionId = request.id;
-  const tag = (notification: JsonRpcNotification): JsonRpcNotification => ({
-    jsonrpc: '2.0',
-    method: notification.method,
-    params: { ...notification.params, _meta: { ...(notification.params?._meta as object | undefined), [META_SUBSCRIPTION_ID]: subscriptionId } },
-  });
   const tracked = o.keepAlive.track(res);
   const write = (notification: JsonRpcNotification) => {
     if (res.writableEnded || res.destroyed) return;
@@ -86,7 +82,7 @@ export async function serveListen(req: IncomingMessage, res: ServerResponse, o: 
       res.destroy();
       return;
     }
-    res.write(formatStreamEvent({ message: tag(notification) }));
+    res.write(listenFrame(notification, subscriptionId));
     if (tracked) tracked.lastWrite = Date.now();
   };
   res.writeHead(200, SSE_HEADERS);
