@@ -202,7 +202,8 @@ describe('LocalSessionManager with streamLeases and leaseDelayMs', () => {
   }
 
   test('a call that completes within the delay takes no lease and is answered as before (priming event, then the response)', async () => {
-    const { served, sessionId, timeline } = await start();
+    // A delay no quick call comes near, even on a loaded machine (the default's 10 ms is what the bench measures).
+    const { served, sessionId, timeline } = await start({ leaseDelayMs: 1000 });
     for (let id = 1; id <= 5; id++) {
       const live = await call(served, sessionId, id, 'sum', { a: id, b: 3 });
       await live.ended;
@@ -415,7 +416,7 @@ describe('NeverSessionManager with streamLeases and leaseDelayMs (persisted 2026
     });
     server.tool('slow', {}, async (_args, ctx) => {
       await ctx.progress(1, 2);
-      await sleep(200);
+      await sleep(500);
       return { content: [{ type: 'text', text: 'slow done' }] };
     });
     return server;
@@ -430,8 +431,10 @@ describe('NeverSessionManager with streamLeases and leaseDelayMs (persisted 2026
     const timeline: string[] = [];
     const eventStore = new InMemoryEventStore();
     const leases = new TimelineLeases(timeline);
-    const a = track(await serve({ server: progressServer(), sseKeepAlive: 0, sessionManager: new NeverSessionManager({ eventStore, streamLeases: leases }) }));
-    const b = track(await serve({ server: progressServer(), sseKeepAlive: 0, sessionManager: new NeverSessionManager({ eventStore, streamLeases: leases }) }));
+    // 150 ms: far above a quick call even on a loaded machine, well below the slow one's 500 ms.
+    const manager = () => new NeverSessionManager({ eventStore, streamLeases: leases, leaseDelayMs: 150 });
+    const a = track(await serve({ server: progressServer(), sseKeepAlive: 0, sessionManager: manager() }));
+    const b = track(await serve({ server: progressServer(), sseKeepAlive: 0, sessionManager: manager() }));
 
     const quick = await post(a, 'quick', 1);
     open.push(quick);
