@@ -184,6 +184,18 @@ export interface LiveResponse {
   close(): void;
 }
 
+/**
+ * The live responses a test opens: push each one; they are closed (the client goes away) in an `afterEach` of the
+ * calling scope, so that an open SSE response never holds its server open. Call it at the top of a `describe`.
+ */
+export function closeLiveAfterEach(): LiveResponse[] {
+  const open: LiveResponse[] = [];
+  afterEach(() => {
+    for (const live of open.splice(0)) live.close();
+  });
+  return open;
+}
+
 export interface LiveRequestOptions {
   method?: string;
   headers?: Record<string, string>;

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { LocalSessionManager, McpServer } from '../../lib/index.js';
 import { RedisEventStore, RedisSessionStore, RedisStreamLeases } from '../../lib/redis/index.js';
-import { clientHeaders, initializeRequest, openLive, type LiveResponse } from '../helpers/http-helpers.js';
+import { clientHeaders, closeLiveAfterEach, initializeRequest, type LiveResponse, openLive } from '../helpers/http-helpers.js';
 import { describeWithRedis } from '../helpers/redis.js';
 import { closeAfterEach, serve, type Served } from '../helpers/serve.js';
 import { ACCEPT_BOTH, sleep } from '../helpers/wire.js';
@@ -25,10 +25,7 @@ function toolServer(): McpServer {
 
 describeWithRedis('leaseDelayMs with the Redis stores and leases', (redis) => {
   const track = closeAfterEach();
-  const open: LiveResponse[] = [];
-  afterEach(() => {
-    for (const live of open.splice(0)) live.close();
-  });
+  const open = closeLiveAfterEach();
 
   /**
    * Every command a client sends Redis that touches a key under `prefix`, as MONITOR shows it (from the command's

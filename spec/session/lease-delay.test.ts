@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { InMemoryEventStore, InMemoryMessageBus, InMemorySessionStore, InMemoryStreamLeases, LocalSessionManager, McpServer, NeverSessionManager, type StreamLeaseInfo } from '../../lib/index.js';
 import { LeaseKeeper } from '../../lib/session/lease-keeper.js';
-import { clientHeaders, deferred, initializeRequest, openLive, type LiveResponse } from '../helpers/http-helpers.js';
+import { clientHeaders, closeLiveAfterEach, deferred, initializeRequest, type LiveResponse, openLive } from '../helpers/http-helpers.js';
 import { closeAfterEach, serve, type Served } from '../helpers/serve.js';
 import { envelope, MODERN, modernHeaders } from '../helpers/modern.js';
 import { ACCEPT_BOTH, sleep } from '../helpers/wire.js';
@@ -159,10 +159,7 @@ describe('LeaseKeeper with a lease delay', () => {
 
 describe('LocalSessionManager with streamLeases and leaseDelayMs', () => {
   const track = closeAfterEach();
-  const open: LiveResponse[] = [];
-  afterEach(() => {
-    for (const live of open.splice(0)) live.close();
-  });
+  const open = closeLiveAfterEach();
 
   function toolServer(): McpServer {
     const server = new McpServer({ name: 'lease-delay', version: '1.0.0' });
@@ -303,10 +300,7 @@ class SlowEventStore extends InMemoryEventStore {
 
 describe('two LocalSessionManagers sharing stores and leases, with a lease delay', () => {
   const track = closeAfterEach();
-  const open: LiveResponse[] = [];
-  afterEach(() => {
-    for (const live of open.splice(0)) live.close();
-  });
+  const open = closeLiveAfterEach();
 
   function toolServer(): McpServer {
     const server = new McpServer({ name: 'lease-delay-shared', version: '1.0.0' });
@@ -403,10 +397,7 @@ describe('two LocalSessionManagers sharing stores and leases, with a lease delay
 
 describe('NeverSessionManager with streamLeases and leaseDelayMs (persisted 2026-07-28 replies)', () => {
   const track = closeAfterEach();
-  const open: LiveResponse[] = [];
-  afterEach(() => {
-    for (const live of open.splice(0)) live.close();
-  });
+  const open = closeLiveAfterEach();
 
   function progressServer(): McpServer {
     const server = new McpServer({ name: 'lease-delay-stateless', version: '1.0.0' });

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { InMemoryEventStore, InMemoryStreamLeases, LocalSessionManager, McpServer, type SseEvent, type StreamLeaseInfo } from '../../lib/index.js';
 import { LeaseKeeper } from '../../lib/session/lease-keeper.js';
-import { clientHeaders, initializeRequest, openLive, type LiveResponse } from '../helpers/http-helpers.js';
+import { clientHeaders, closeLiveAfterEach, initializeRequest, type LiveResponse, openLive } from '../helpers/http-helpers.js';
 import { closeAfterEach, serve, type Served } from '../helpers/serve.js';
 import { ACCEPT_BOTH } from '../helpers/wire.js';
 
@@ -106,10 +106,7 @@ describe('LeaseKeeper', () => {
 
 describe('LocalSessionManager and its streamLeases option', () => {
   const track = closeAfterEach();
-  const open: LiveResponse[] = [];
-  afterEach(() => {
-    for (const live of open.splice(0)) live.close();
-  });
+  const open = closeLiveAfterEach();
 
   function slowServer(): McpServer {
     const server = new McpServer({ name: 'leases', version: '1.0.0' });
