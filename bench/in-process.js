@@ -28,7 +28,7 @@ const { MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION } = require('./targets.js');
 const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, requests: { type: 'string' }, rounds: { type: 'string' }, targets: { type: 'string' } } });
 
 /** The targets measured: no Redis (its round trips are not JavaScript) and no Express (its own cost is not ours). */
-const MEASURED = ['node-floor', 'node-floor-sse', 'node-floor-plus-4us', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-progress'];
+const MEASURED = ['node-floor', 'node-floor-2026', 'node-floor-sse', 'node-floor-plus-4us', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-progress'];
 
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
@@ -112,7 +112,7 @@ function injectOnce(handler, headers, body) {
 
 /** What one call of a target sends, and the check of its answer. */
 async function prepare(name, handler) {
-  const modern = name === 'node-mcp-2026';
+  const modern = name === 'node-mcp-2026' || name === 'node-floor-2026';
   const progress = name === 'node-mcp-session-progress';
   let headers = BASE_HEADERS;
   if (modern) headers = { ...BASE_HEADERS, 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'sum' };

@@ -302,11 +302,11 @@ async function prepareClient(target, url) {
     Accept: 'application/json, text/event-stream',
     'MCP-Protocol-Version': PROTOCOL_VERSION,
   };
-  if (!target.mcp) return headers;
   if (target.modern) {
     // 2026-07-28: no initialize and no session; every request names its version, method and tool in headers.
     return { ...headers, 'MCP-Protocol-Version': MODERN_PROTOCOL_VERSION, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'sum' };
   }
+  if (!target.mcp) return headers;
   const init = await post(url, { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, JSON.stringify({
     jsonrpc: '2.0',
     id: 0,

@@ -76,6 +76,11 @@ const builders = {
     return { handler: floorHandler() };
   },
 
+  /** The floor fed the 2026-07-28 request of node-mcp-2026 (the load generator sends it): what its size alone costs. */
+  'node-floor-2026'() {
+    return { handler: floorHandler() };
+  },
+
   /** The floor answering as SSE the way the middleware does (SSE headers, a priming event, the response, end). */
   'node-floor-sse'() {
     return { handler: floorHandler({ sse: true }) };

@@ -69,6 +69,15 @@ const TARGETS = [
     description: 'the floor answering the same result as the SSE stream the middleware writes (SSE headers, a priming event, the response event, chunked): no MCP, what the SSE shape alone costs',
   },
   {
+    name: 'node-floor-2026',
+    mcp: false,
+    modern: true,
+    mount: 'node',
+    reference: true,
+    baseline: NODE_FLOOR,
+    description: 'the floor fed the request node-mcp-2026 gets (its _meta envelope, about 200 bytes more, and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers): no MCP, what the larger 2026-07-28 request alone costs',
+  },
+  {
     name: 'node-floor-plus-4us',
     mcp: false,
     mount: 'node',
