@@ -295,15 +295,7 @@ export class LocalSessionManager implements SessionManager {
     session.lastActivity = now;
     const stream = session.openStream(now);
     const channel = stream.connect(undefined);
-    const refusal = session.inflight.has(request.id)
-      ? errorResponse(request.id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(request.id)} is already in use by a request in progress; use a new id.`)
-      : session.inflightCount >= this.maxRequestsPerSession
-        ? errorResponse(
-            request.id,
-            ErrorCode.ServerError,
-            `This session already has ${this.maxRequestsPerSession} requests in progress (LocalSessionManager option maxRequestsPerSession); wait for one to finish or cancel one.`,
-          )
-        : undefined;
+    const refusal = this.refusalOf(session, request);
     // The lease comes first: while it is delayed, the stream holds back everything (the priming event too).
     if (this.eventStore) {
       if (refusal) this.leases.holdUntilStored(stream);
@@ -520,6 +512,21 @@ export class LocalSessionManager implements SessionManager {
         signal = error;
       }
     }
+  }
+
+  /** The error response of a request the session cannot take now (its id in use, or too many in flight), if any. */
+  private refusalOf(session: LocalSession, request: JsonRpcRequest): JsonRpcMessage | undefined {
+    if (session.inflight.has(request.id)) {
+      return errorResponse(request.id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(request.id)} is already in use by a request in progress; use a new id.`);
+    }
+    if (session.inflightCount >= this.maxRequestsPerSession) {
+      return errorResponse(
+        request.id,
+        ErrorCode.ServerError,
+        `This session already has ${this.maxRequestsPerSession} requests in progress (LocalSessionManager option maxRequestsPerSession); wait for one to finish or cancel one.`,
+      );
+    }
+    return undefined;
   }
 
   private streamAt(session: LocalSession, index: number): OutboundStream | undefined {

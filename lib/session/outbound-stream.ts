@@ -169,13 +169,7 @@ export class OutboundStream {
 
   /** Ends a hold: what was held back reaches the live connection, in order. */
   releaseDelivery(): void {
-    const held = this.held;
-    if (!held) return;
-    this.held = undefined;
-    this.heldBytes = 0;
-    this.leaseNow = undefined;
-    for (const event of held) this.deliver(event);
-    this.releaseHeldRoomWaiters();
+    for (const event of this.endHold() ?? []) this.deliver(event);
   }
 
   /**
@@ -190,10 +184,19 @@ export class OutboundStream {
     });
   }
 
-  private releaseHeldRoomWaiters(): void {
+  /**
+   * Ends a hold, if any: its senders may go on (they resume after the caller's synchronous delivery); returns what
+   * was held back.
+   */
+  private endHold(): LoggedEvent[] | undefined {
+    const held = this.held;
     const waiters = this.heldRoomWaiters;
+    this.held = undefined;
+    this.heldBytes = 0;
+    this.leaseNow = undefined;
     this.heldRoomWaiters = undefined;
     if (waiters) for (const resolve of waiters) resolve();
+    return held;
   }
 
   /** The request finished: after what is queued, the live connection ends; the log stays for resumes. */
@@ -301,10 +304,7 @@ export class OutboundStream {
   /** Ends the live connection for good without completing the stream (the session is closing). */
   disconnect(): void {
     this.closed = true;
-    this.held = undefined;
-    this.heldBytes = 0;
-    this.leaseNow = undefined;
-    this.releaseHeldRoomWaiters();
+    this.endHold(); // what was held back reaches nobody now
     this.listener?.end();
     this.listener = undefined;
   }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { InMemoryEventStore, InMemoryMessageBus, InMemorySessionStore, InMemoryStreamLeases, LocalSessionManager, McpServer, NeverSessionManager, type StreamLeaseInfo } from '../../lib/index.js';
 import { LeaseKeeper } from '../../lib/session/lease-keeper.js';
 import { clientHeaders, closeLiveAfterEach, deferred, initializeRequest, type LiveResponse, openLive } from '../helpers/http-helpers.js';
+import { keptStream } from '../helpers/kept-stream.js';
 import { closeAfterEach, serve, type Served } from '../helpers/serve.js';
 import { envelope, MODERN, modernHeaders } from '../helpers/modern.js';
 import { ACCEPT_BOTH, sleep } from '../helpers/wire.js';
@@ -41,23 +42,6 @@ async function until(check: () => boolean, timeoutMs = 2000): Promise<void> {
     if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
     await sleep(5);
   }
-}
-
-/** A stream as the keeper sees it, recording whether its delivery is held. */
-function keptStream(streamId: string) {
-  return {
-    streamId,
-    holding: false,
-    leaseNow: undefined as (() => Promise<void>) | undefined,
-    stored: () => Promise.resolve(),
-    holdDelivery(leaseNow: () => Promise<void>) {
-      this.holding = true;
-      this.leaseNow = leaseNow;
-    },
-    releaseDelivery() {
-      this.holding = false;
-    },
-  };
 }
 
 describe('LeaseKeeper with a lease delay', () => {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { InMemoryEventStore, InMemoryStreamLeases, LocalSessionManager, McpServer, type SseEvent, type StreamLeaseInfo } from '../../lib/index.js';
 import { LeaseKeeper } from '../../lib/session/lease-keeper.js';
 import { clientHeaders, closeLiveAfterEach, initializeRequest, type LiveResponse, openLive } from '../helpers/http-helpers.js';
+import { keptStream } from '../helpers/kept-stream.js';
 import { closeAfterEach, serve, type Served } from '../helpers/serve.js';
 import { ACCEPT_BOTH } from '../helpers/wire.js';
 
@@ -49,23 +50,6 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 const keeperOptions = { ttlMs: 1000, delayMs: 0, keepMs: 60_000, followIntervalMs: 10, onError: (error: unknown) => { throw error; } };
-
-/** A stream as the keeper sees it: records whether its delivery is held. */
-function keptStream(streamId: string, stored: () => Promise<void> = () => Promise.resolve()) {
-  return {
-    streamId,
-    stored,
-    holding: false,
-    leaseNow: undefined as (() => Promise<void>) | undefined,
-    holdDelivery(leaseNow: () => Promise<void>) {
-      this.holding = true;
-      this.leaseNow = leaseNow;
-    },
-    releaseDelivery() {
-      this.holding = false;
-    },
-  };
-}
 
 describe('LeaseKeeper', () => {
   test('without leases: take() holds nothing, and settled() still waits for a finished stream\'s store writes', async () => {
