@@ -9,7 +9,7 @@
 //   npm run bench:smoke                     # = node bench/all.js --smoke: each step briefly, every answer checked
 //
 // Options: --smoke; --skip <step,step> (throughput, resume, memory, fanout, redis-trips, socket-writes, in-process,
-// profiles, chart);
+// profiles, native-profiles, chart); native-profiles is skipped with a notice where perf does not work;
 // --head: measure the last commit, not the working tree: `git archive HEAD` is built (CommonJS) in a temp
 // directory and every step uses it (BENCH_DIST), so edits in progress in lib/ do not get measured.
 // bench/run.js options can be given through its environment variables (BENCH_ROUNDS, BENCH_DURATION...).
@@ -20,6 +20,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
+const { perfWorks } = require('./native-summary.js');
 
 const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, skip: { type: 'string' }, head: { type: 'boolean' } } });
 const smoke = Boolean(values.smoke);
@@ -28,6 +29,8 @@ const root = path.join(__dirname, '..');
 
 /** Profiled targets: where the time of each node:http goal goes (their summaries go into docs/benchmarks.md). */
 const PROFILED = ['node-floor', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-redis'];
+/** perf-profiled targets: the floor and the two node:http goals, kernel and V8's native code included. */
+const NATIVE_PROFILED = ['node-floor', 'node-mcp-2026', 'node-mcp-session'];
 
 const steps = smoke
   ? [
@@ -51,6 +54,8 @@ const steps = smoke
       ['in-process', ['bench/in-process.js']],
       ...PROFILED.map((target) => ['profiles', ['bench/run.js', '--profile', target, '--duration', '6', '--warmup', '2']]),
       ['profiles', ['bench/fanout.js', '--profile', '--notifications', '3']],
+      // perf profiles (kernel and native code too): only where perf works (Linux, root or perf_event_paranoid <= 1).
+      ...NATIVE_PROFILED.map((target) => ['native-profiles', ['bench/run.js', '--native-profile', target, '--duration', '5', '--warmup', '2']]),
       ['chart', ['scripts/bench-chart.js']],
     ];
 
@@ -82,6 +87,10 @@ const removeTemporaryFiles = () => {
 };
 
 const started = Date.now();
+if (!skip.has('native-profiles') && steps.some(([name]) => name === 'native-profiles') && !perfWorks()) {
+  console.log('\n== bench native-profiles: skipped (perf does not work here: install linux-perf, run as root or lower kernel.perf_event_paranoid)');
+  skip.add('native-profiles');
+}
 for (const [name, args] of steps) {
   if (skip.has(name)) continue;
   console.log(`\n== bench ${name}: node ${args.join(' ')}`);

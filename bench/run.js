@@ -5,6 +5,7 @@
 //   npm run build && node bench/run.js
 //   node bench/run.js --duration 5 --warmup 2 --rounds 2 --connections 10 --targets mcp-express,node-mcp-session
 //   node bench/run.js --profile node-mcp-session   # CPU profile of one target (see bench/README.md)
+//   node bench/run.js --native-profile node-mcp-2026   # perf profile: kernel and native code too (Linux, perf)
 //   node bench/run.js --smoke                      # every target briefly, every response parsed and checked
 //
 // Every target runs in its own child process (bench/server.js) on 127.0.0.1:<free port>; this process drives
@@ -13,7 +14,7 @@
 // body fails the run.
 'use strict';
 
-const { fork, execFileSync } = require('node:child_process');
+const { fork, execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -22,6 +23,7 @@ const autocannon = require('autocannon');
 const { TARGETS, BASELINE, withBaselines, PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } = require('./targets.js');
 const { connectRedis, redisCpuMicros, REDIS_URL } = require('./redis-helper.js');
 const { summarizeProfile, printProfileSummary } = require('./profile-summary.js');
+const { summarizeNative, perfWorks } = require('./native-summary.js');
 const { machine } = require('./scenario-kit.js');
 
 const root = path.join(__dirname, '..');
@@ -43,6 +45,7 @@ function readOptions() {
       out: { type: 'string' },
       profile: { type: 'string' },
       'profile-interval': { type: 'string' },
+      'native-profile': { type: 'string' },
       'alt-dist': { type: 'string' },
       'skip-redis': { type: 'boolean' },
       smoke: { type: 'boolean' },
@@ -63,6 +66,8 @@ function readOptions() {
         '  --out <file>          JSON results                            BENCH_OUT          (bench/results/latest.json)',
         '  --profile <target>    CPU-profile one target instead (--cpu-prof in its process)  BENCH_PROFILE',
         '  --profile-interval <us>  sampling interval of --profile       BENCH_PROFILE_INTERVAL (100)',
+        '  --native-profile <target>  perf-profile one target instead: kernel, V8 and Node native code and the',
+        '                        JavaScript (--perf-basic-prof), by area; needs perf (Linux)  BENCH_NATIVE_PROFILE',
         '  --alt-dist <dir>      another CommonJS build of mcp-express (e.g. a patched copy): adds the',
         '                        targets mcp-express-alt and mcp-express-json-alt      BENCH_ALT_DIST',
         '  --skip-redis          leave out the Redis-backed targets      BENCH_SKIP_REDIS=1',
@@ -91,6 +96,7 @@ function readOptions() {
     out: path.resolve(values.out ?? env.BENCH_OUT ?? (smoke ? path.join(process.env.BENCH_SMOKE_DIR || os.tmpdir(), `mcp-express-bench-smoke-${process.pid}.json`) : path.join(resultsDir, 'throughput.json'))),
     profile: values.profile ?? env.BENCH_PROFILE,
     profileInterval: Math.floor(num('profile-interval', 'BENCH_PROFILE_INTERVAL', 100, 10)),
+    nativeProfile: values['native-profile'] ?? env.BENCH_NATIVE_PROFILE,
     altDist: values['alt-dist'] ?? env.BENCH_ALT_DIST,
   };
   if (options.altDist) {
@@ -98,6 +104,8 @@ function readOptions() {
     if (!fs.existsSync(path.join(options.altDist, 'index.js'))) throw new Error(`--alt-dist ${options.altDist} has no index.js (give a dist/cjs directory)`);
   }
   const wanted = (values.targets ?? env.BENCH_TARGETS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (options.profile && options.nativeProfile) throw new Error('--profile and --native-profile: one at a time');
+  options.profile ??= options.nativeProfile;
   for (const name of [...wanted, ...(options.profile ? [options.profile] : [])]) {
     const target = TARGETS.find((t) => t.name === name);
     if (!target) throw new Error(`unknown target "${name}"; targets: ${TARGETS.map((t) => t.name).join(', ')}`);
@@ -648,6 +656,42 @@ async function profile(options) {
   console.log(`\nsummary: ${path.relative(process.cwd(), briefFile)}`);
 }
 
+/**
+ * `perf record` of one target's server during a measured run (after the warm-up), summarised by where the CPU
+ * went: the kernel, V8's and Node's native code (builtins, runtime, GC, JSON, the HTTP parser) and the JavaScript
+ * (--perf-basic-prof names it). Writes bench/results/native-profile-<target>.json.
+ */
+async function nativeProfile(options) {
+  const target = options.targets[0];
+  if (!perfWorks()) throw new Error('--native-profile needs perf (linux-perf) and permission to sample processes (root, or kernel.perf_event_paranoid <= 1)');
+  const dir = path.join(resultsDir, 'profiles');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${target.name}-${new Date().toISOString().replace(/[:.]/g, '-')}.perf.data`);
+  const server = { ...(await startServer(target, options, ['--perf-basic-prof'])), target, body: bodyFor(target) };
+  const headers = await prepareClient(target, server.url);
+  await verifyTarget(target, server.url, headers);
+  if (target.redis) server.redis = await redisForTargets(options);
+  if (options.warmup > 0) assertClean(target.name, 'warm-up', await load(server, headers, options, options.warmup));
+  const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '2000', '-p', String(server.child.pid), '-o', file], { stdio: 'ignore' });
+  const perfDone = new Promise((resolve) => perf.once('exit', resolve));
+  const run = await load(server, headers, options, options.duration);
+  perf.kill('SIGINT');
+  await perfDone;
+  assertClean(target.name, 'profiled run', run);
+  const pid = server.child.pid;
+  await stopServer(server);
+  await server.redis?.close();
+  const summary = summarizeNative(file);
+  fs.rmSync(`/tmp/perf-${pid}.map`, { force: true }); // --perf-basic-prof's map of JIT code: large, read above
+  fs.rmSync(file, { force: true });
+  console.log(`${target.name} under perf: ${fmt(run.reqPerSec)} req/s, ${summary.samples} samples (slowed by the profiler; not comparable)`);
+  for (const { area, share } of summary.areas) console.log(`  ${(share * 100).toFixed(1).padStart(5)} %  ${area}`);
+  const brief = { scenario: 'native-profile', target: target.name, date: new Date().toISOString(), machine: machine(), reqPerSecUnderProfiler: run.reqPerSec, ...summary };
+  const briefFile = path.join(resultsDir, `native-profile-${target.name}.json`);
+  fs.writeFileSync(briefFile, `${JSON.stringify(brief, null, 2)}\n`);
+  console.log(`\nsummary: ${path.relative(process.cwd(), briefFile)}`);
+}
+
 async function main() {
   const options = readOptions();
   ensureBuilt();
@@ -657,7 +701,8 @@ async function main() {
     process.exit(1);
   }, options.maxSeconds * 1000);
   try {
-    if (options.profile) await profile(options);
+    if (options.nativeProfile) await nativeProfile(options);
+    else if (options.profile) await profile(options);
     else await bench(options);
   } finally {
     clearTimeout(watchdog);

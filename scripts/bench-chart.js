@@ -35,9 +35,13 @@ const inProcess = read('in-process');
 const profiles = fs.existsSync(resultsDir)
   ? fs.readdirSync(resultsDir).filter((f) => /^profile-.+\.json$/.test(f)).map((f) => JSON.parse(fs.readFileSync(path.join(resultsDir, f), 'utf8')))
   : [];
+const nativeProfiles = fs.existsSync(resultsDir)
+  ? fs.readdirSync(resultsDir).filter((f) => /^native-profile-.+\.json$/.test(f)).map((f) => JSON.parse(fs.readFileSync(path.join(resultsDir, f), 'utf8')))
+  : [];
 const PROFILE_ORDER = ['node-floor', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-redis', 'fanout'];
 const rank = (target) => (PROFILE_ORDER.includes(target) ? PROFILE_ORDER.indexOf(target) : PROFILE_ORDER.length);
 profiles.sort((a, b) => rank(a.target) - rank(b.target) || a.target.localeCompare(b.target));
+nativeProfiles.sort((a, b) => rank(a.target) - rank(b.target) || a.target.localeCompare(b.target));
 if (!throughput) {
   console.error(`no ${path.join(resultsDir, 'throughput.json')}: run the bench first (npm run bench)`);
   process.exit(1);
@@ -258,6 +262,8 @@ function markdown(goalList) {
   }
   const budget = budgetTable();
   if (budget) out.push(budget);
+  const native = nativeTable();
+  if (native) out.push(native);
   for (const p of profiles) {
     // µs per request of a share: the share times the target's server CPU per request in the throughput run (without
     // the profiler), else under the profiler. The shares are of sampled time, so an estimate, not a measurement.
@@ -316,6 +322,36 @@ function budgetTable() {
   out.push(`| --- | ${data.map(() => '---:').join(' | ')} |`);
   for (const name of names) out.push(`| ${name} | ${data.map((d) => fmt(((d.parts.get(name) ?? 0) / 100) * d.per, 1)).join(' | ')} |`);
   out.push(`| **total** | ${data.map((d) => `**${fmt(d.per, 1)}**`).join(' | ')} |`);
+  out.push('');
+  return out.join('\n');
+}
+
+/**
+ * Server CPU per request by where perf saw it (bench/run.js --native-profile): the kernel, V8's and Node's native
+ * code and the JavaScript, each area's share of the samples times the target's CPU per request in the throughput
+ * run; then each target's top symbols.
+ */
+function nativeTable() {
+  const columns = nativeProfiles.filter((p) => row(p.target));
+  if (!columns.length) return undefined;
+  const areas = [...new Set(columns.flatMap((p) => p.areas.map((a) => a.area)))];
+  const us = (p, area) => (p.areas.find((a) => a.area === area)?.share ?? 0) * row(p.target).cpuUsPerReq;
+  areas.sort((a, b) => columns.reduce((n, p) => n + us(p, b), 0) - columns.reduce((n, p) => n + us(p, a), 0));
+  const out = [];
+  out.push(`### Server CPU per request by where it runs (perf, ${columns[0].date.slice(0, 10)}; µs: sample shares times the CPU per request of the throughput run)`);
+  out.push('');
+  out.push('A V8 CPU profile (the tables above) shows a system call, or V8\'s own code under a JavaScript function, as that function. `perf` samples the server process itself: the kernel (sending and receiving on loopback, waking the load generator), V8\'s builtins and runtime, Node\'s C++ bindings and the JavaScript (named through `--perf-basic-prof`). The JavaScript rows are estimates: perf names JIT code by an address map that newer code can reuse.');
+  out.push('');
+  out.push(`| area | ${columns.map((p) => `\`${p.target}\``).join(' | ')} |`);
+  out.push(`| --- | ${columns.map(() => '---:').join(' | ')} |`);
+  for (const area of areas) out.push(`| ${area} | ${columns.map((p) => fmt(us(p, area), 1)).join(' | ')} |`);
+  out.push(`| **total** | ${columns.map((p) => `**${fmt(row(p.target).cpuUsPerReq, 1)}**`).join(' | ')} |`);
+  out.push('');
+  out.push(`| top symbols by self time | ${columns.map((p) => `\`${p.target}\` (share)`).join(' | ')} |`);
+  out.push(`| --- | ${columns.map(() => '---').join(' | ')} |`);
+  for (let i = 0; i < 12; i++) {
+    out.push(`| ${i + 1} | ${columns.map((p) => { const t = p.top[i]; return t ? `\`${t.symbol.slice(0, 60).replace(/\|/g, '\\|')}\` ${fmt(t.share * 100, 1)} %` : ''; }).join(' | ')} |`);
+  }
   out.push('');
   return out.join('\n');
 }
