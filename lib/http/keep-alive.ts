@@ -1,12 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import { LiveList, type LiveEntry } from '../store/live-list.js';
 import { KEEP_ALIVE_FRAME } from './sse-format.js';
 
 interface Tracked {
   res: ServerResponse;
   lastWrite: number;
-  /** Its place among the open responses. */
-  entry: LiveEntry<Tracked> | undefined;
 }
 
 /**
@@ -14,16 +11,15 @@ interface Tracked {
  * the responses that have been silent for `interval` ms.
  */
 export class KeepAliveTicker {
-  /** A `LiveList`, not a `Set`: it swings with the requests in flight (see LiveList). */
-  private readonly open = new LiveList<Tracked>();
+  private readonly open = new Set<Tracked>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly interval: number) {}
 
   track(res: ServerResponse): Tracked | undefined {
     if (this.interval <= 0) return undefined;
-    const tracked: Tracked = { res, lastWrite: Date.now(), entry: undefined };
-    tracked.entry = this.open.add(tracked);
+    const tracked: Tracked = { res, lastWrite: Date.now() };
+    this.open.add(tracked);
     if (!this.timer) {
       this.timer = setInterval(() => this.tick(), Math.max(10, this.interval / 2));
       this.timer.unref();
@@ -32,7 +28,7 @@ export class KeepAliveTicker {
   }
 
   untrack(tracked: Tracked | undefined): void {
-    if (tracked?.entry) this.open.remove(tracked.entry);
+    if (tracked) this.open.delete(tracked);
   }
 
   private tick(): void {
@@ -43,7 +39,7 @@ export class KeepAliveTicker {
       return;
     }
     const now = Date.now();
-    for (const tracked of this.open.values()) {
+    for (const tracked of this.open) {
       if (now - tracked.lastWrite >= this.interval && !tracked.res.writableEnded) {
         tracked.res.write(KEEP_ALIVE_FRAME);
         tracked.lastWrite = now;

@@ -11,7 +11,6 @@ import type { MessageBus } from '../store/message-bus.js';
 import { defaultOnError, MIDDLEWARE_DEFAULTS } from '../defaults.js';
 import { LOOPBACK_HOSTS, normaliseHosts, type HostGuardSettings } from './host-guard.js';
 import { KeepAliveTicker } from './keep-alive.js';
-import { LiveList } from '../store/live-list.js';
 import { resolveCors, type McpCorsOptions, type ResolvedCors } from './cors.js';
 import { ListenRegistry } from './listen-registry.js';
 import { TaskBusBridge } from '../tasks/task-bus-bridge.js';
@@ -161,7 +160,7 @@ export interface ResolvedOptions {
   /** `close()` was called: every request gets 503. */
   closing: boolean;
   /** Stateless requests running now: each entry ends its request with an error response (for `close()`). */
-  statelessRuns: LiveList<() => void>;
+  statelessRuns: Set<() => void>;
   maxBufferedBytes: number;
   onError: (error: unknown) => void;
   /** The `onEvent` hook and tracing; `observer.active` is false when neither is on. */
@@ -265,7 +264,7 @@ export function resolveOptions(options: McpMiddlewareOptions, defaultSessionMana
     serverEvents,
     taskEvents,
     closing: false,
-    statelessRuns: new LiveList(),
+    statelessRuns: new Set(),
     maxBufferedBytes,
     paramHeaders(request) {
       if (request.method !== 'tools/call' || typeof request.params?.name !== 'string') return undefined;

@@ -93,9 +93,10 @@ async function serveStatelessReply(
     // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
     const run = startRun(o, request, client, modern, info, tracking, (message) => persisted.send(message));
     // On close(), once the drain time is up, the handler stops (the session manager stores the error ending).
-    const running = o.statelessRuns.add(() => run.ctx.abort(new Error(SHUTDOWN_REASON)));
+    const stop = () => run.ctx.abort(new Error(SHUTDOWN_REASON));
+    o.statelessRuns.add(stop);
     void run.done.finally(() => {
-      o.statelessRuns.remove(running);
+      o.statelessRuns.delete(stop);
       persisted.complete();
     }).catch(o.onError);
     await writeStatelessReply(res, persisted.channel, 'sse', modern, o, PERSISTED_PRIMING_HOLD_MS, request, tracking);
@@ -123,9 +124,9 @@ async function serveStatelessReply(
     );
   // On close(), once the drain time is up.
   const fail = () => endWithError(ErrorCode.InternalError, `Internal error: ${SHUTDOWN_REASON}; send the request again if that is safe`, SHUTDOWN_REASON);
-  const running = o.statelessRuns.add(fail);
+  o.statelessRuns.add(fail);
   void run.done.finally(() => {
-    o.statelessRuns.remove(running);
+    o.statelessRuns.delete(fail);
     channel.end();
   }).catch(o.onError);
   // Cancels at once when the client already left (e.g. while an upstream middleware awaited).

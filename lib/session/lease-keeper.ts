@@ -3,7 +3,6 @@ import type { EventStore } from '../store/event-store.js';
 import type { SseStream } from '../store/sse-event.js';
 import type { StreamLeases } from '../store/stream-leases.js';
 import { followFromStore } from './store-follow.js';
-import { LiveList } from '../store/live-list.js';
 
 /**
  * A running request's stream, as the keeper sees it. While its lease is delayed the stream holds back what it would
@@ -76,8 +75,8 @@ export class LeaseKeeper {
   private pendingTimer: NodeJS.Timeout | undefined;
   /** `stop()` was called: no more leases (the manager is shutting down). */
   private stopped = false;
-  /** Releases waiting for their stream's last events to be stored (a `LiveList`: it swings with every request). */
-  private readonly releasing = new LiveList<Promise<void>>();
+  /** Releases waiting for their stream's last events to be stored. */
+  private readonly releasing = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: LeaseKeeperOptions) {}
@@ -138,13 +137,13 @@ export class LeaseKeeper {
     if (!this.options.leases || this.pending.delete(stream.streamId)) done = stream.stored();
     else if (this.held.has(stream.streamId)) done = stream.stored().then(() => this.release(stream.streamId));
     else return; // released already
-    const waiting = this.releasing.add(done);
-    void done.then(() => this.releasing.remove(waiting));
+    this.releasing.add(done);
+    void done.then(() => this.releasing.delete(done));
   }
 
   /** Resolves once every stream given to `releaseWhenStored` so far is stored and its lease released (drain). */
   async settled(): Promise<void> {
-    await Promise.all(this.releasing.values());
+    await Promise.all([...this.releasing]);
   }
 
   /** Stops: no lease is taken any more, and the leases still held lapse within `ttlMs` (as a lost instance's do). */

@@ -422,7 +422,7 @@ export class LocalSessionManager implements SessionManager {
     await waitWhile(() => this.hasInflight(), timeoutMs);
     const now = Date.now();
     for (const session of this.sessions.values()) {
-      for (const [requestId, { ctx, stream }] of session.inflight.entries()) {
+      for (const [requestId, { ctx, stream }] of [...session.inflight]) {
         session.inflight.delete(requestId);
         ctx.abort(new McpError(ErrorCode.InternalError, SHUT_DOWN_MESSAGE));
         stream.send(errorResponse(requestId, ErrorCode.InternalError, SHUT_DOWN_MESSAGE));

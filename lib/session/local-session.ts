@@ -9,7 +9,6 @@ import type { OutgoingRequestOptions, RequestChannel } from '../server/request-c
 import type { RequestContext } from '../server/request-context.js';
 import type { EventStore } from '../store/event-store.js';
 import { RecencyList } from '../store/recency-list.js';
-import { InflightRequests } from './inflight-requests.js';
 import { formatLocalStreamKey, formatOutgoingRequestId } from './local-event-id.js';
 import { OutboundStream } from './outbound-stream.js';
 import { SseChannel } from './sse-channel.js';
@@ -64,7 +63,7 @@ export class LocalSession implements ClientView {
   readonly streams = new Map<number, OutboundStream>();
   /** The same streams, oldest first (what eviction walks; a Map walked from its oldest end would step over holes). */
   private readonly streamOrder = new RecencyList<OutboundStream>();
-  readonly inflight = new InflightRequests<InFlightRequest>();
+  readonly inflight = new Map<RequestId, InFlightRequest>();
   private readonly pending = new Map<RequestId, PendingClientRequest>();
   /** Keep-alive-only GET connections waiting to take over the standalone stream, oldest first. */
   private readonly shadows: Array<{ channel: SseChannel; afterSeq: number | undefined }> = [];
