@@ -681,9 +681,13 @@ async function nativeProfile(options) {
   const pid = server.child.pid;
   await stopServer(server);
   await server.redis?.close();
-  const summary = summarizeNative(file);
-  fs.rmSync(`/tmp/perf-${pid}.map`, { force: true }); // --perf-basic-prof's map of JIT code: large, read above
-  fs.rmSync(file, { force: true });
+  let summary;
+  try {
+    summary = summarizeNative(file);
+  } finally {
+    fs.rmSync(`/tmp/perf-${pid}.map`, { force: true }); // --perf-basic-prof's map of JIT code: large, read above
+    fs.rmSync(file, { force: true });
+  }
   console.log(`${target.name} under perf: ${fmt(run.reqPerSec)} req/s, ${summary.samples} samples (slowed by the profiler; not comparable)`);
   for (const { area, share } of summary.areas) console.log(`  ${(share * 100).toFixed(1).padStart(5)} %  ${area}`);
   const brief = { scenario: 'native-profile', target: target.name, date: new Date().toISOString(), machine: machine(), reqPerSecUnderProfiler: run.reqPerSec, ...summary };
