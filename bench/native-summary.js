@@ -4,12 +4,16 @@
 // JavaScript that called it, as one function). Reads `perf report` output; needs `perf` on PATH.
 
 const { execFileSync } = require('node:child_process');
+const path = require('node:path');
 
-/** Where a sampled symbol runs, from its DSO and name (the JIT map of --perf-basic-prof names JavaScript). */
-function areaOf(dso, symbol) {
+/**
+ * Where a sampled symbol runs, from its DSO and name (the JIT map of --perf-basic-prof names JavaScript by
+ * function and file); `own`: the directories of the mcp-express builds measured.
+ */
+function areaOf(dso, symbol, own) {
   if (dso === '[kernel.kallsyms]') return 'kernel (system calls, TCP on loopback, scheduling)';
   if (dso.startsWith('[JIT]')) {
-    if (/\/dist\/cjs\/|mcp-express-bench-/.test(symbol)) return 'JavaScript: mcp-express';
+    if (own.some((dir) => symbol.includes(` ${dir}${path.sep}`))) return 'JavaScript: mcp-express';
     if (/ node:/.test(symbol)) return 'JavaScript: node core (http, streams, events)';
     return 'JavaScript: other (zod, the bench server)';
   }
@@ -27,9 +31,9 @@ function areaOf(dso, symbol) {
 
 /**
  * `perf report` of `file` as areas (share of samples) and the top symbols by self samples. `samples` is the
- * total; shares are fractions of it.
+ * total; shares are fractions of it. `own`: the directories of the mcp-express builds measured.
  */
-function summarizeNative(file) {
+function summarizeNative(file, own) {
   const text = execFileSync('perf', ['report', '-i', file, '--no-children', '--sort', 'dso,sym', '-q', '-g', 'none', '-n', '--stdio'], {
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
@@ -44,7 +48,7 @@ function summarizeNative(file) {
   const samples = rows.reduce((sum, row) => sum + row.samples, 0);
   const areas = new Map();
   for (const row of rows) {
-    const area = areaOf(row.dso, row.symbol);
+    const area = areaOf(row.dso, row.symbol, own);
     areas.set(area, (areas.get(area) ?? 0) + row.samples);
   }
   const share = (n) => (samples === 0 ? 0 : n / samples);
@@ -68,4 +72,4 @@ function perfWorks() {
   }
 }
 
-module.exports = { summarizeNative, perfWorks, areaOf };
+module.exports = { summarizeNative, perfWorks };

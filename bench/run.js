@@ -611,12 +611,27 @@ async function bench(options) {
   }
 }
 
-async function profile(options) {
-  const target = options.targets[0];
+/** Where a profile file of `target` goes: bench/results/profiles/<target>-<time>.<extension> (not committed). */
+function profileFile(target, extension) {
   const dir = path.join(resultsDir, 'profiles');
   fs.mkdirSync(dir, { recursive: true });
-  const name = `${target.name}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`;
-  const server = { ...(await startServer(target, options, ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`, `--cpu-prof-interval=${options.profileInterval}`])), target, body: bodyFor(target) };
+  return path.join(dir, `${target.name}-${new Date().toISOString().replace(/[:.]/g, '-')}.${extension}`);
+}
+
+/** The directories holding the mcp-express builds measured: their functions are "ours" in a profile. */
+function ownDirs(options) {
+  return [path.join(root, 'dist'), ...[process.env.BENCH_DIST, options.altDist].filter(Boolean).map((dir) => path.resolve(dir))];
+}
+
+/**
+ * One profiled run of `options.targets[0]`: its server started with `execArgv`, a client prepared and checked, the
+ * warm-up, then the measured run (`around` wraps it, given the server's pid), and the server stopped. Returns the
+ * measured run, the requests of the warm-up and the server's pid.
+ */
+async function profiledRun(options, execArgv, around = (_pid, measure) => measure()) {
+  const target = options.targets[0];
+  const server = { ...(await startServer(target, options, execArgv)), target, body: bodyFor(target) };
+  const pid = server.child.pid;
   const headers = await prepareClient(target, server.url);
   await verifyTarget(target, server.url, headers);
   if (target.redis) server.redis = await redisForTargets(options);
@@ -626,15 +641,21 @@ async function profile(options) {
     assertClean(target.name, 'warm-up', warm);
     warmupRequests = warm.total;
   }
-  const run = await load(server, headers, options, options.duration);
+  const run = await around(pid, () => load(server, headers, options, options.duration));
   assertClean(target.name, 'profiled run', run);
   await stopServer(server);
   await server.redis?.close();
-  const file = path.join(dir, name);
+  return { run, warmupRequests, pid };
+}
+
+async function profile(options) {
+  const target = options.targets[0];
+  const file = profileFile(target, 'cpuprofile');
+  const execArgv = ['--cpu-prof', `--cpu-prof-dir=${path.dirname(file)}`, `--cpu-prof-name=${path.basename(file)}`, `--cpu-prof-interval=${options.profileInterval}`];
+  const { run, warmupRequests } = await profiledRun(options, execArgv);
   console.log(`${target.name} under --cpu-prof: ${fmt(run.reqPerSec)} req/s (slowed by the profiler; not comparable)`);
   console.log(`profile: ${path.relative(process.cwd(), file)} (open it in Chrome DevTools > Performance, or speedscope)\n`);
-  const own = [path.join(root, 'dist'), ...[process.env.BENCH_DIST, options.altDist].filter(Boolean).map((dir) => path.resolve(dir))];
-  const summary = summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8')), root, own);
+  const summary = summarizeProfile(JSON.parse(fs.readFileSync(file, 'utf8')), root, ownDirs(options));
   printProfileSummary(summary);
   // A short summary beside the results, for docs/benchmarks.md (scripts/bench-chart.js): the profile itself is large.
   const brief = {
@@ -664,26 +685,20 @@ async function profile(options) {
 async function nativeProfile(options) {
   const target = options.targets[0];
   if (!perfWorks()) throw new Error('--native-profile needs perf (linux-perf) and permission to sample processes (root, or kernel.perf_event_paranoid <= 1)');
-  const dir = path.join(resultsDir, 'profiles');
-  fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${target.name}-${new Date().toISOString().replace(/[:.]/g, '-')}.perf.data`);
-  const server = { ...(await startServer(target, options, ['--perf-basic-prof'])), target, body: bodyFor(target) };
-  const headers = await prepareClient(target, server.url);
-  await verifyTarget(target, server.url, headers);
-  if (target.redis) server.redis = await redisForTargets(options);
-  if (options.warmup > 0) assertClean(target.name, 'warm-up', await load(server, headers, options, options.warmup));
-  const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '2000', '-p', String(server.child.pid), '-o', file], { stdio: 'ignore' });
-  const perfDone = new Promise((resolve) => perf.once('exit', resolve));
-  const run = await load(server, headers, options, options.duration);
-  perf.kill('SIGINT');
-  await perfDone;
-  assertClean(target.name, 'profiled run', run);
-  const pid = server.child.pid;
-  await stopServer(server);
-  await server.redis?.close();
+  const file = profileFile(target, 'perf.data');
+  const { run, pid } = await profiledRun(options, ['--perf-basic-prof'], async (serverPid, measure) => {
+    const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '2000', '-p', String(serverPid), '-o', file], { stdio: 'ignore' });
+    const perfDone = new Promise((resolve) => perf.once('exit', resolve));
+    try {
+      return await measure();
+    } finally {
+      perf.kill('SIGINT');
+      await perfDone;
+    }
+  });
   let summary;
   try {
-    summary = summarizeNative(file);
+    summary = summarizeNative(file, ownDirs(options));
   } finally {
     fs.rmSync(`/tmp/perf-${pid}.map`, { force: true }); // --perf-basic-prof's map of JIT code: large, read above
     fs.rmSync(file, { force: true });

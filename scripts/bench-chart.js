@@ -318,12 +318,19 @@ function budgetTable() {
   const out = [];
   out.push('### Server CPU per request by area (µs; profile shares times the CPU per request of the throughput run)');
   out.push('');
-  out.push(`| area | ${data.map((d) => `\`${d.target}\``).join(' | ')} |`);
-  out.push(`| --- | ${data.map(() => '---:').join(' | ')} |`);
-  for (const name of names) out.push(`| ${name} | ${data.map((d) => fmt(((d.parts.get(name) ?? 0) / 100) * d.per, 1)).join(' | ')} |`);
-  out.push(`| **total** | ${data.map((d) => `**${fmt(d.per, 1)}**`).join(' | ')} |`);
+  out.push(...areaRows(data, names, (d, name) => ((d.parts.get(name) ?? 0) / 100) * d.per, (d) => d.per));
   out.push('');
   return out.join('\n');
+}
+
+/** An area × target table of µs per request: `us(column, area)` for each cell, `total(column)` in the last row. */
+function areaRows(columns, areas, us, total) {
+  return [
+    `| area | ${columns.map((c) => `\`${c.target}\``).join(' | ')} |`,
+    `| --- | ${columns.map(() => '---:').join(' | ')} |`,
+    ...areas.map((area) => `| ${area} | ${columns.map((c) => fmt(us(c, area), 1)).join(' | ')} |`),
+    `| **total** | ${columns.map((c) => `**${fmt(total(c), 1)}**`).join(' | ')} |`,
+  ];
 }
 
 /**
@@ -342,10 +349,7 @@ function nativeTable() {
   out.push('');
   out.push('A V8 CPU profile (the tables above) shows a system call, or V8\'s own code under a JavaScript function, as that function. `perf` samples the server process itself: the kernel (sending and receiving on loopback, waking the load generator), V8\'s builtins and runtime, Node\'s C++ bindings and the JavaScript (named through `--perf-basic-prof`). The JavaScript rows are estimates: perf names JIT code by an address map that newer code can reuse.');
   out.push('');
-  out.push(`| area | ${columns.map((p) => `\`${p.target}\``).join(' | ')} |`);
-  out.push(`| --- | ${columns.map(() => '---:').join(' | ')} |`);
-  for (const area of areas) out.push(`| ${area} | ${columns.map((p) => fmt(us(p, area), 1)).join(' | ')} |`);
-  out.push(`| **total** | ${columns.map((p) => `**${fmt(row(p.target).cpuUsPerReq, 1)}**`).join(' | ')} |`);
+  out.push(...areaRows(columns, areas, us, (p) => row(p.target).cpuUsPerReq));
   out.push('');
   out.push(`| top symbols by self time | ${columns.map((p) => `\`${p.target}\` (share)`).join(' | ')} |`);
   out.push(`| --- | ${columns.map(() => '---').join(' | ')} |`);
