@@ -16,7 +16,14 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
   private roomWaiters: Array<() => void> | undefined;
   private ended = false;
   private detached = false;
-  private detachListeners: Array<() => void> | undefined;
+  /**
+   * Who is told when the consumer goes away. Nearly every channel has one listener (its stream's), kept without an
+   * array: besides saving the allocation, an array made per request here was where V8 chose to pretenure (allocate
+   * in the old generation), and everything the listener reached was then promoted with it (see docs/benchmarks.md).
+   * `moreDetachListeners` holds the rest, in the order they came; the first slot is used only when there are none.
+   */
+  private detachListener: (() => void) | undefined;
+  private moreDetachListeners: Array<() => void> | undefined;
   /** Runs once when the queue first holds more than `maxQueuedBytes`. */
   onOverflow: (() => void) | undefined;
 
@@ -66,10 +73,15 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
       listener();
       return () => undefined;
     }
-    (this.detachListeners ??= []).push(listener);
+    if (this.detachListener === undefined && !this.moreDetachListeners?.length) this.detachListener = listener;
+    else (this.moreDetachListeners ??= []).push(listener);
     return () => {
-      const at = this.detachListeners?.indexOf(listener) ?? -1;
-      if (at >= 0) this.detachListeners!.splice(at, 1);
+      if (this.detachListener === listener) {
+        this.detachListener = undefined;
+        return;
+      }
+      const at = this.moreDetachListeners?.indexOf(listener) ?? -1;
+      if (at >= 0) this.moreDetachListeners!.splice(at, 1);
     };
   }
 
@@ -129,9 +141,12 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
     this.end();
     if (!this.detached) {
       this.detached = true;
-      const listeners = this.detachListeners;
-      this.detachListeners = undefined;
-      for (const listener of listeners ?? []) listener();
+      const first = this.detachListener;
+      const more = this.moreDetachListeners;
+      this.detachListener = undefined;
+      this.moreDetachListeners = undefined;
+      first?.();
+      if (more) for (const listener of more) listener();
     }
     return Promise.resolve({ value: undefined, done: true });
   }
