@@ -9,7 +9,7 @@
 //   npm run bench:smoke                     # = node bench/all.js --smoke: each step briefly, every answer checked
 //
 // Options: --smoke; --skip <step,step> (throughput, resume, memory, fanout, redis-trips, socket-writes, in-process,
-// profiles, native-profiles, chart); native-profiles is skipped with a notice where perf does not work;
+// profiles, native-profiles, gc-profiles, chart); native-profiles is skipped with a notice where perf does not work;
 // --head: measure the last commit, not the working tree: `git archive HEAD` is built (CommonJS) in a temp
 // directory and every step uses it (BENCH_DIST), so edits in progress in lib/ do not get measured.
 // bench/run.js options can be given through its environment variables (BENCH_ROUNDS, BENCH_DURATION...).
@@ -31,6 +31,8 @@ const root = path.join(__dirname, '..');
 const PROFILED = ['node-floor', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-redis'];
 /** perf-profiled targets: the floor and the two node:http goals, kernel and V8's native code included. */
 const NATIVE_PROFILED = ['node-floor', 'node-mcp-2026', 'node-mcp-session'];
+/** GC-profiled targets: what V8 promotes per request, and the allocation sites it pretenures. */
+const GC_PROFILED = ['node-mcp-2026', 'node-mcp-session', 'node-mcp-session-progress', 'node-mcp-session-memory'];
 
 const steps = smoke
   ? [
@@ -41,6 +43,7 @@ const steps = smoke
       ['redis-trips', ['bench/redis-trips.js', '--smoke']],
       ['socket-writes', ['bench/socket-writes.js', '--smoke']],
       ['in-process', ['bench/in-process.js', '--smoke']],
+      ['gc-profiles', ['bench/run.js', '--gc-profile', 'node-mcp-session', '--duration', '1', '--warmup', '1']],
       // docs/benchmarks.md and docs/benchmarks.svg are what the committed bench/results give (no hand-edited figures).
       ['chart', ['scripts/bench-chart.js', '--check']],
     ]
@@ -56,6 +59,8 @@ const steps = smoke
       ['profiles', ['bench/fanout.js', '--profile', '--notifications', '3']],
       // perf profiles (kernel and native code too): only where perf works (Linux, root or perf_event_paranoid <= 1).
       ...NATIVE_PROFILED.map((target) => ['native-profiles', ['bench/run.js', '--native-profile', target, '--duration', '5', '--warmup', '2']]),
+      // GC tracing: bytes promoted per request and the sites V8 pretenures (named with gdb where it is installed).
+      ...GC_PROFILED.map((target) => ['gc-profiles', ['bench/run.js', '--gc-profile', target, '--duration', '5', '--warmup', '2']]),
       ['chart', ['scripts/bench-chart.js']],
     ];
 

@@ -6,6 +6,7 @@
 //   node bench/run.js --duration 5 --warmup 2 --rounds 2 --connections 10 --targets mcp-express,node-mcp-session
 //   node bench/run.js --profile node-mcp-session   # CPU profile of one target (see bench/README.md)
 //   node bench/run.js --native-profile node-mcp-2026   # perf profile: kernel and native code too (Linux, perf)
+//   node bench/run.js --gc-profile node-mcp-session    # bytes promoted per request, sites V8 pretenures (gdb names them)
 //   node bench/run.js --smoke                      # every target briefly, every response parsed and checked
 //
 // Every target runs in its own child process (bench/server.js) on 127.0.0.1:<free port>; this process drives
@@ -24,6 +25,7 @@ const { TARGETS, BASELINE, withBaselines, PROTOCOL_VERSION, MODERN_PROTOCOL_VERS
 const { connectRedis, redisCpuMicros, REDIS_URL } = require('./redis-helper.js');
 const { summarizeProfile, printProfileSummary } = require('./profile-summary.js');
 const { summarizeNative, perfWorks } = require('./native-summary.js');
+const { gdbWorks, nameSites } = require('./allocation-sites.js');
 const { machine } = require('./scenario-kit.js');
 
 const root = path.join(__dirname, '..');
@@ -46,6 +48,7 @@ function readOptions() {
       profile: { type: 'string' },
       'profile-interval': { type: 'string' },
       'native-profile': { type: 'string' },
+      'gc-profile': { type: 'string' },
       'alt-dist': { type: 'string' },
       'skip-redis': { type: 'boolean' },
       smoke: { type: 'boolean' },
@@ -68,6 +71,8 @@ function readOptions() {
         '  --profile-interval <us>  sampling interval of --profile       BENCH_PROFILE_INTERVAL (100)',
         '  --native-profile <target>  perf-profile one target instead: kernel, V8 and Node native code and the',
         '                        JavaScript (--perf-basic-prof), by area; needs perf (Linux)  BENCH_NATIVE_PROFILE',
+        '  --gc-profile <target>  one target under GC tracing instead: bytes promoted per request, scavenges,',
+        '                        full collections, and the allocation sites V8 pretenures (named with gdb)  BENCH_GC_PROFILE',
         '  --alt-dist <dir>      another CommonJS build of mcp-express (e.g. a patched copy): adds the',
         '                        targets mcp-express-alt and mcp-express-json-alt      BENCH_ALT_DIST',
         '  --skip-redis          leave out the Redis-backed targets      BENCH_SKIP_REDIS=1',
@@ -97,6 +102,7 @@ function readOptions() {
     profile: values.profile ?? env.BENCH_PROFILE,
     profileInterval: Math.floor(num('profile-interval', 'BENCH_PROFILE_INTERVAL', 100, 10)),
     nativeProfile: values['native-profile'] ?? env.BENCH_NATIVE_PROFILE,
+    gcProfile: values['gc-profile'] ?? env.BENCH_GC_PROFILE,
     altDist: values['alt-dist'] ?? env.BENCH_ALT_DIST,
   };
   if (options.altDist) {
@@ -104,8 +110,8 @@ function readOptions() {
     if (!fs.existsSync(path.join(options.altDist, 'index.js'))) throw new Error(`--alt-dist ${options.altDist} has no index.js (give a dist/cjs directory)`);
   }
   const wanted = (values.targets ?? env.BENCH_TARGETS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  if (options.profile && options.nativeProfile) throw new Error('--profile and --native-profile: one at a time');
-  options.profile ??= options.nativeProfile;
+  if ([options.profile, options.nativeProfile, options.gcProfile].filter(Boolean).length > 1) throw new Error('--profile, --native-profile and --gc-profile: one at a time');
+  options.profile ??= options.nativeProfile ?? options.gcProfile;
   for (const name of [...wanted, ...(options.profile ? [options.profile] : [])]) {
     const target = TARGETS.find((t) => t.name === name);
     if (!target) throw new Error(`unknown target "${name}"; targets: ${TARGETS.map((t) => t.name).join(', ')}`);
@@ -121,7 +127,8 @@ function readOptions() {
     if (options.skipRedis) options.targets = options.targets.filter((t) => !t.redis);
   }
   const perRun = options.warmup + options.duration + 5;
-  const derived = options.targets.length * (options.rounds * perRun + 10) + 30;
+  // --gc-profile names the sites it finds with gdb afterwards (three attaches, each up to a minute).
+  const derived = options.targets.length * (options.rounds * perRun + 10) + 30 + (options.gcProfile ? 180 : 0);
   options.maxSeconds = num('max-seconds', 'BENCH_MAX_SECONDS', Math.ceil(derived), 10);
   return options;
 }
@@ -160,12 +167,13 @@ function newestFile(dir) {
 
 const children = new Set();
 
-function startServer(target, options, execArgv = []) {
+/** Starts a target's server; `stdout: 'pipe'` hands its standard output to the caller (`child.stdout`). */
+function startServer(target, options, execArgv = [], { stdout = 'inherit' } = {}) {
   return new Promise((resolve, reject) => {
     const child = fork(path.join(__dirname, 'server.js'), [target.name], {
       cwd: root,
       execArgv,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      stdio: ['ignore', stdout, 'inherit', 'ipc'],
       env: { ...process.env, NODE_ENV: 'production', BENCH_ALT_DIST: options.altDist ?? '' },
     });
     children.add(child);
@@ -624,13 +632,14 @@ function ownDirs(options) {
 }
 
 /**
- * One profiled run of `options.targets[0]`: its server started with `execArgv`, a client prepared and checked, the
- * warm-up, then the measured run (`around` wraps it, given the server's pid), and the server stopped. Returns the
- * measured run, the requests of the warm-up and the server's pid.
+ * One profiled run of `options.targets[0]`: its server started with `execArgv` (and `serverOptions`, see
+ * startServer), a client prepared and checked, the warm-up, then the measured run (`around` wraps it, given the
+ * server's child process while it still runs), and the server stopped. Returns the measured run, the requests of
+ * the warm-up and the server's pid.
  */
-async function profiledRun(options, execArgv, around = (_pid, measure) => measure()) {
+async function profiledRun(options, execArgv, around = (_child, measure) => measure(), serverOptions = {}) {
   const target = options.targets[0];
-  const server = { ...(await startServer(target, options, execArgv)), target, body: bodyFor(target) };
+  const server = { ...(await startServer(target, options, execArgv, serverOptions)), target, body: bodyFor(target) };
   const pid = server.child.pid;
   const headers = await prepareClient(target, server.url);
   await verifyTarget(target, server.url, headers);
@@ -641,7 +650,7 @@ async function profiledRun(options, execArgv, around = (_pid, measure) => measur
     assertClean(target.name, 'warm-up', warm);
     warmupRequests = warm.total;
   }
-  const run = await around(pid, () => load(server, headers, options, options.duration));
+  const run = await around(server.child, () => load(server, headers, options, options.duration));
   assertClean(target.name, 'profiled run', run);
   await stopServer(server);
   await server.redis?.close();
@@ -686,8 +695,8 @@ async function nativeProfile(options) {
   const target = options.targets[0];
   if (!perfWorks()) throw new Error('--native-profile needs perf (linux-perf) and permission to sample processes (root, or kernel.perf_event_paranoid <= 1)');
   const file = profileFile(target, 'perf.data');
-  const { run, pid } = await profiledRun(options, ['--perf-basic-prof'], async (serverPid, measure) => {
-    const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '2000', '-p', String(serverPid), '-o', file], { stdio: 'ignore' });
+  const { run, pid } = await profiledRun(options, ['--perf-basic-prof'], async (child, measure) => {
+    const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '2000', '-p', String(child.pid), '-o', file], { stdio: 'ignore' });
     const perfDone = new Promise((resolve) => perf.once('exit', resolve));
     try {
       return await measure();
@@ -711,6 +720,82 @@ async function nativeProfile(options) {
   console.log(`\nsummary: ${path.relative(process.cwd(), briefFile)}`);
 }
 
+/**
+ * What V8 keeps of each request past a scavenge, for one target: its server runs with `--trace-gc-nvp` and
+ * `--trace-pretenuring-statistics`; over the measured run (after the warm-up) this counts the bytes promoted to the
+ * old generation, the scavenges and the full collections per request, and names the allocation sites V8 decided to
+ * pretenure by the end of it (bench/allocation-sites.js, with gdb where it is installed). A per-request object
+ * allocated in the old generation keeps what it points to alive through every scavenge until the next full
+ * collection, so one such site can promote a whole request (docs/benchmarks.md has the case that was found).
+ * Writes bench/results/gc-profile-<target>.json.
+ */
+async function gcProfile(options) {
+  const target = options.targets[0];
+  let output = '';
+  let partial = '';
+  let counting = false;
+  const measured = { promotedBytes: 0, scavenges: 0, fullCollections: 0 };
+  /** The last decision V8 printed for each site it considered. */
+  const decisions = new Map();
+  const readLine = (line) => {
+    const site = /pretenuring: AllocationSite\((0x[0-9a-f]+)\): \(created, found, ratio\) \((\d+), (\d+), [\d.]+\) .* => (.*)$/.exec(line);
+    if (site) decisions.set(site[1], { decision: site[4].trim(), created: Number(site[2]), found: Number(site[3]) });
+    if (!counting || !/ gc=/.test(line)) return;
+    measured.promotedBytes += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0);
+    if (/ gc=s /.test(line)) measured.scavenges++;
+    else if (/ gc=(mc|mmc|ms) /.test(line)) measured.fullCollections++;
+  };
+  const execArgv = ['--trace-gc-nvp', '--trace-pretenuring-statistics', '--perf-basic-prof', '--no-compact'];
+  let sites = [];
+  const { run, pid } = await profiledRun(
+    options,
+    execArgv,
+    async (child, measure) => {
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop();
+        for (const line of lines) readLine(line);
+      });
+      counting = true;
+      const result = await measure();
+      counting = false;
+      const tenured = [...decisions].filter(([, d]) => d.decision === 'tenure').map(([site]) => site);
+      if (tenured.length && gdbWorks()) sites = await nameSites(child.pid, tenured, () => output, { root, own: ownDirs(options) });
+      else sites = tenured.map((site) => ({ site, makes: 'not named (gdb is not installed)', functions: [] }));
+      return result;
+    },
+    { stdout: 'pipe' },
+  );
+  fs.rmSync(`/tmp/perf-${pid}.map`, { force: true });
+  const perRequest = (n) => n / run.total;
+  const brief = {
+    scenario: 'gc-profile',
+    target: target.name,
+    date: new Date().toISOString(),
+    machine: machine(),
+    reqPerSec: run.reqPerSec,
+    cpuUsPerReq: run.cpuUsPerReq,
+    requests: run.total,
+    promotedBytesPerRequest: perRequest(measured.promotedBytes),
+    scavenges: measured.scavenges,
+    fullCollections: measured.fullCollections,
+    tenuredSites: sites,
+  };
+  console.log(`${target.name} with GC tracing: ${fmt(run.reqPerSec)} req/s, ${brief.cpuUsPerReq.toFixed(1)} µs CPU per request (slowed by the tracing)`);
+  console.log(`  promoted to the old generation: ${brief.promotedBytesPerRequest.toFixed(0)} bytes per request; ${brief.scavenges} scavenges, ${brief.fullCollections} full collections in ${run.total} requests`);
+  console.log(`  allocation sites V8 pretenures: ${sites.length === 0 ? 'none' : sites.length}`);
+  for (const site of sites) {
+    console.log(`    ${site.site}: ${site.makes}`);
+    for (const fn of site.functions) console.log(`      used by optimised ${fn.function}${fn.inlined.length ? `, inlining ${fn.inlined.join(', ')}` : ''}`);
+  }
+  // The bench smoke (bench/all.js --smoke) runs it briefly: its summary goes to the smoke's temp directory.
+  const briefFile = path.join(process.env.BENCH_SMOKE_DIR || resultsDir, `gc-profile-${target.name}.json`);
+  fs.writeFileSync(briefFile, `${JSON.stringify(brief, null, 2)}\n`);
+  console.log(`\nsummary: ${path.relative(process.cwd(), briefFile)}`);
+}
+
 async function main() {
   const options = readOptions();
   ensureBuilt();
@@ -720,7 +805,8 @@ async function main() {
     process.exit(1);
   }, options.maxSeconds * 1000);
   try {
-    if (options.nativeProfile) await nativeProfile(options);
+    if (options.gcProfile) await gcProfile(options);
+    else if (options.nativeProfile) await nativeProfile(options);
     else if (options.profile) await profile(options);
     else await bench(options);
   } finally {

@@ -38,10 +38,14 @@ const profiles = fs.existsSync(resultsDir)
 const nativeProfiles = fs.existsSync(resultsDir)
   ? fs.readdirSync(resultsDir).filter((f) => /^native-profile-.+\.json$/.test(f)).map((f) => JSON.parse(fs.readFileSync(path.join(resultsDir, f), 'utf8')))
   : [];
+const gcProfiles = fs.existsSync(resultsDir)
+  ? fs.readdirSync(resultsDir).filter((f) => /^gc-profile-.+\.json$/.test(f)).map((f) => JSON.parse(fs.readFileSync(path.join(resultsDir, f), 'utf8')))
+  : [];
 const PROFILE_ORDER = ['node-floor', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-redis', 'fanout'];
 const rank = (target) => (PROFILE_ORDER.includes(target) ? PROFILE_ORDER.indexOf(target) : PROFILE_ORDER.length);
 profiles.sort((a, b) => rank(a.target) - rank(b.target) || a.target.localeCompare(b.target));
 nativeProfiles.sort((a, b) => rank(a.target) - rank(b.target) || a.target.localeCompare(b.target));
+gcProfiles.sort((a, b) => rank(a.target) - rank(b.target) || a.target.localeCompare(b.target));
 if (!throughput) {
   console.error(`no ${path.join(resultsDir, 'throughput.json')}: run the bench first (npm run bench)`);
   process.exit(1);
@@ -264,6 +268,8 @@ function markdown(goalList) {
   if (budget) out.push(budget);
   const native = nativeTable();
   if (native) out.push(native);
+  const gc = gcTable();
+  if (gc) out.push(gc);
   for (const p of profiles) {
     // µs per request of a share: the share times the target's server CPU per request in the throughput run (without
     // the profiler), else under the profiler. The shares are of sampled time, so an estimate, not a measurement.
@@ -357,6 +363,39 @@ function nativeTable() {
     out.push(`| ${i + 1} | ${columns.map((p) => { const t = p.top[i]; return t ? `\`${t.symbol.slice(0, 60).replace(/\|/g, '\\|')}\` ${fmt(t.share * 100, 1)} %` : ''; }).join(' | ')} |`);
   }
   out.push('');
+  return out.join('\n');
+}
+
+/**
+ * What V8 keeps of each request (bench/run.js --gc-profile): bytes promoted to the old generation per request, the
+ * collections, and the allocation sites V8 decided to pretenure, each with the optimised functions using it.
+ */
+function gcTable() {
+  if (!gcProfiles.length) return undefined;
+  const per10k = (n, p) => fmt((n / p.requests) * 10_000, 1);
+  const out = [];
+  out.push(`### What V8 keeps of each request (GC tracing, ${gcProfiles[0].date.slice(0, 10)}; the measured run after the warm-up, under \`--trace-gc-nvp\`)`);
+  out.push('');
+  out.push('Bytes promoted to the old generation are what survived two scavenges. A site V8 pretenures has its objects allocated in the old generation at once; each keeps what it points to alive through every scavenge until the next full collection, so one site made per request can promote whole requests (see "Where the extra CPU runs"). A store that keeps events keeps them on purpose.');
+  out.push('');
+  out.push('| target | requests | promoted bytes per request | scavenges per 10k requests | full collections per 10k requests | sites pretenured |');
+  out.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+  for (const p of gcProfiles) {
+    out.push(`| \`${p.target}\` | ${p.requests} | ${fmt(p.promotedBytesPerRequest)} | ${per10k(p.scavenges, p)} | ${per10k(p.fullCollections, p)} | ${p.tenuredSites.length} |`);
+  }
+  out.push('');
+  const listed = gcProfiles.filter((p) => p.tenuredSites.length);
+  if (listed.length) {
+    out.push('| target | site pretenured: what it makes | optimised functions using it |');
+    out.push('| --- | --- | --- |');
+    for (const p of listed) {
+      for (const site of p.tenuredSites) {
+        const users = site.functions.map((f) => `\`${f.function.replace(/\|/g, '\\|')}\``).join(', ') || '–';
+        out.push(`| \`${p.target}\` | ${site.makes} | ${users} |`);
+      }
+    }
+    out.push('');
+  }
   return out.join('\n');
 }
 
