@@ -10,7 +10,14 @@ import type { SseEvent } from '../store/sse-event.js';
  * `waitForRoom()`.
  */
 export class SseChannel implements AsyncIterableIterator<SseEvent> {
-  private queue: SseEvent[] = [];
+  /**
+   * The events waiting for the consumer, oldest first, as a list of `QueuedEvent`s rather than an array: a channel
+   * is made per request, and V8 pretenured the array literal that held them (allocated it in the old generation,
+   * where it keeps every event it ever held alive through scavenges; see docs/benchmarks.md). What `new` makes
+   * from a class is never pretenured.
+   */
+  private head: QueuedEvent | undefined;
+  private tail: QueuedEvent | undefined;
   private queuedBytes = 0;
   private waiter: ((result: IteratorResult<SseEvent>) => void) | undefined;
   private roomWaiters: Array<() => void> | undefined;
@@ -39,7 +46,10 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
       waiter({ value: event, done: false });
       return true;
     }
-    this.queue.push(event);
+    const queued = new QueuedEvent(event);
+    if (this.tail) this.tail.next = queued;
+    else this.head = queued;
+    this.tail = queued;
     this.queuedBytes += sizeOf(event);
     if (this.waitingBytes > this.maxQueuedBytes && this.onOverflow) {
       const onOverflow = this.onOverflow;
@@ -96,17 +106,18 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
    * what piles up behind it counts.
    */
   private get waitingBytes(): number {
-    return this.queue.length > 0 ? this.queuedBytes - sizeOf(this.queue[0]) : 0;
+    return this.head ? this.queuedBytes - sizeOf(this.head.event) : 0;
   }
 
   /** The first event still waiting for the consumer, if any. */
   peek(): SseEvent | undefined {
-    return this.queue[0];
+    return this.head?.event;
   }
 
   /** Drops every waiting event (the owner replaces them with a retry hint or an error before ending). */
   clear(): void {
-    this.queue = [];
+    this.head = undefined;
+    this.tail = undefined;
     this.queuedBytes = 0;
     this.releaseRoomWaiters();
   }
@@ -124,8 +135,12 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
   }
 
   next(): Promise<IteratorResult<SseEvent>> {
-    if (this.queue.length > 0) {
-      const event = this.queue.shift()!;
+    const head = this.head;
+    if (head) {
+      this.head = head.next;
+      if (!this.head) this.tail = undefined;
+      head.next = undefined; // a taken entry points at nothing still queued
+      const event = head.event;
       this.queuedBytes -= sizeOf(event);
       if (this.roomWaiters && this.waitingBytes <= this.maxQueuedBytes / 2) this.releaseRoomWaiters();
       return Promise.resolve({ value: event, done: false });
@@ -161,6 +176,13 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
     this.roomWaiters = undefined;
     for (const resolve of waiters) resolve();
   }
+}
+
+/** One event in a channel's queue. */
+class QueuedEvent {
+  next: QueuedEvent | undefined = undefined;
+
+  constructor(readonly event: SseEvent) {}
 }
 
 /**
