@@ -722,8 +722,8 @@ async function nativeProfile(options) {
 
 /**
  * What V8 keeps of each request past a scavenge, for one target: its server runs with `--trace-gc-nvp` and
- * `--trace-pretenuring-statistics`; over the measured run (after the warm-up) this counts the bytes promoted to the
- * old generation, the scavenges and the full collections per request, and names the allocation sites V8 decided to
+ * `--trace-pretenuring-statistics`; over the measured run (after the warm-up) this counts the bytes allocated and
+ * the bytes promoted to the old generation, the scavenges and the full collections per request, and names the allocation sites V8 decided to
  * pretenure by the end of it (bench/allocation-sites.js, with gdb where it is installed). A per-request object
  * allocated in the old generation keeps what it points to alive through every scavenge until the next full
  * collection, so one such site can promote a whole request (docs/benchmarks.md has the case that was found).
@@ -734,13 +734,14 @@ async function gcProfile(options) {
   let output = '';
   let partial = '';
   let counting = false;
-  const measured = { promotedBytes: 0, scavenges: 0, fullCollections: 0 };
+  const measured = { allocatedBytes: 0, promotedBytes: 0, scavenges: 0, fullCollections: 0 };
   /** The last decision V8 printed for each site it considered. */
   const decisions = new Map();
   const readLine = (line) => {
     const site = /pretenuring: AllocationSite\((0x[0-9a-f]+)\): \(created, found, ratio\) \((\d+), (\d+), [\d.]+\) .* => (.*)$/.exec(line);
     if (site) decisions.set(site[1], { decision: site[4].trim(), created: Number(site[2]), found: Number(site[3]) });
     if (!counting || !/ gc=/.test(line)) return;
+    measured.allocatedBytes += Number(/ allocated=(\d+)/.exec(line)?.[1] ?? 0);
     measured.promotedBytes += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0);
     if (/ gc=s /.test(line)) measured.scavenges++;
     else if (/ gc=(mc|mmc|ms) /.test(line)) measured.fullCollections++;
@@ -778,12 +779,15 @@ async function gcProfile(options) {
     reqPerSec: run.reqPerSec,
     cpuUsPerReq: run.cpuUsPerReq,
     requests: run.total,
+    /** Bytes V8 allocated between collections (each collection's `allocated=`), per request of the measured run. */
+    allocatedBytesPerRequest: perRequest(measured.allocatedBytes),
     promotedBytesPerRequest: perRequest(measured.promotedBytes),
     scavenges: measured.scavenges,
     fullCollections: measured.fullCollections,
     tenuredSites: sites,
   };
   console.log(`${target.name} with GC tracing: ${fmt(run.reqPerSec)} req/s, ${brief.cpuUsPerReq.toFixed(1)} µs CPU per request (slowed by the tracing)`);
+  console.log(`  allocated: ${brief.allocatedBytesPerRequest.toFixed(0)} bytes per request`);
   console.log(`  promoted to the old generation: ${brief.promotedBytesPerRequest.toFixed(0)} bytes per request; ${brief.scavenges} scavenges, ${brief.fullCollections} full collections in ${run.total} requests`);
   console.log(`  allocation sites V8 pretenures: ${sites.length === 0 ? 'none' : sites.length}`);
   for (const site of sites) {

@@ -376,12 +376,12 @@ function gcTable() {
   const out = [];
   out.push(`### What V8 keeps of each request (GC tracing, ${gcProfiles[0].date.slice(0, 10)}; the measured run after the warm-up, under \`--trace-gc-nvp\`)`);
   out.push('');
-  out.push('Bytes promoted to the old generation are what survived two scavenges. A site V8 pretenures has its objects allocated in the old generation at once; each keeps what it points to alive through every scavenge until the next full collection, so one site made per request can promote whole requests (see "Where the extra CPU runs"). A store that keeps events keeps them on purpose.');
+  out.push('Bytes allocated are what V8 allocated between collections (the sum of `--trace-gc-nvp`\'s `allocated=`), per request. Bytes promoted to the old generation are what survived two scavenges. A site V8 pretenures has its objects allocated in the old generation at once; each keeps what it points to alive through every scavenge until the next full collection, so one site made per request can promote whole requests (see "Where the extra CPU runs"). A store that keeps events keeps them on purpose.');
   out.push('');
-  out.push('| target | requests | promoted bytes per request | scavenges per 10k requests | full collections per 10k requests | sites pretenured |');
-  out.push('| --- | ---: | ---: | ---: | ---: | ---: |');
+  out.push('| target | requests | allocated bytes per request | promoted bytes per request | scavenges per 10k requests | full collections per 10k requests | sites pretenured |');
+  out.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const p of gcProfiles) {
-    out.push(`| \`${p.target}\` | ${p.requests} | ${fmt(p.promotedBytesPerRequest)} | ${per10k(p.scavenges, p)} | ${per10k(p.fullCollections, p)} | ${p.tenuredSites.length} |`);
+    out.push(`| \`${p.target}\` | ${p.requests} | ${fmt(p.allocatedBytesPerRequest)} | ${fmt(p.promotedBytesPerRequest)} | ${per10k(p.scavenges, p)} | ${per10k(p.fullCollections, p)} | ${p.tenuredSites.length} |`);
   }
   out.push('');
   const listed = gcProfiles.filter((p) => p.tenuredSites.length);
