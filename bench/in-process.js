@@ -9,6 +9,7 @@
 //   node bench/in-process.js [--smoke] [--requests 8000] [--rounds 12] [--targets node-floor,node-mcp-2026]
 //   node --cpu-prof bench/in-process.js --targets node-mcp-2026    # a profile of the middleware alone
 //   BENCH_DIST=/tmp/other/dist/cjs node bench/in-process.js        # another build (a patched copy, an older commit)
+//   node bench/in-process.js --targets node-mcp-2026 --alloc-profile  # bytes allocated per call, by function
 //
 // For an A/B, alternate whole runs of the two builds (each in its own process: two builds loaded in one process
 // share Node's and zod's inline caches and slow each other down).
@@ -25,7 +26,9 @@ const { parseArgs } = require('node:util');
 const kit = require('./scenario-kit.js');
 const { MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION } = require('./targets.js');
 
-const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, requests: { type: 'string' }, rounds: { type: 'string' }, targets: { type: 'string' } } });
+const inspector = require('node:inspector');
+
+const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, requests: { type: 'string' }, rounds: { type: 'string' }, targets: { type: 'string' }, 'alloc-profile': { type: 'boolean' } } });
 
 /** The targets measured: no Redis (its round trips are not JavaScript) and no Express (its own cost is not ours). */
 const MEASURED = ['node-floor', 'node-floor-2026', 'node-floor-sse', 'node-floor-plus-4us', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-progress'];
@@ -102,6 +105,34 @@ function parseAnswer(raw) {
   return { status, sessionId, messages: kit.sseEvents(body).filter((e) => e.data !== undefined).map((e) => e.data) };
 }
 
+/**
+ * --alloc-profile: V8's sampling heap profiler over each target's measured rounds, counting objects collected since
+ * (what a request allocates is garbage soon after), by the function that allocated them. Sampled every 512 bytes
+ * on average, so a function's bytes per call are an estimate; the CPU figures of such a run include the sampling.
+ */
+function allocationSampler() {
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method, params) => new Promise((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  return {
+    start: () => post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }),
+    /** Stops sampling and adds each function's sampled bytes to `into` (a Map of "function (file:line)" to bytes). */
+    async stop(into) {
+      const { profile } = await post('HeapProfiler.stopSampling');
+      const visit = (node) => {
+        const frame = node.callFrame;
+        if (node.selfSize > 0) {
+          const file = frame.url.replace(/^.*\/(dist\/cjs|lib|bench|node_modules)\//, '$1/').replace(/^node:/, '');
+          const key = `${frame.functionName || '(anonymous)'} (${file || 'native'}:${frame.lineNumber + 1})`;
+          into.set(key, (into.get(key) ?? 0) + node.selfSize);
+        }
+        for (const child of node.children) visit(child);
+      };
+      visit(profile.head);
+    },
+  };
+}
+
 /** The first id of the calls: every id from here to 10× has as many digits. */
 const FIRST_ID = 10_000_000;
 
@@ -156,19 +187,22 @@ kit.runScenario('in-process', async (smoke) => {
   for (const name of wanted) {
     const built = await builders[name]();
     const { call, check } = await prepare(name, built.handler);
-    targets.push({ name, built, call, check, rounds: [] });
+    targets.push({ name, built, call, check, rounds: [], allocations: new Map() });
   }
+  const sampler = values['alloc-profile'] ? allocationSampler() : undefined;
   let id = FIRST_ID;
   // Warm-up: every target's code optimised before anything is measured; every answer checked here and after.
   for (const target of targets) for (let i = 0; i < Math.min(requests, 2000); i++, id++) target.check(await target.call(id), id);
   for (let round = 1; round <= rounds; round++) {
     for (const target of targets) {
+      await sampler?.start();
       const cpu = process.cpuUsage();
       const start = process.hrtime.bigint();
       let last;
       for (let i = 0; i < requests; i++) last = await target.call(++id);
       const wallNs = Number(process.hrtime.bigint() - start);
       const used = process.cpuUsage(cpu);
+      await sampler?.stop(target.allocations);
       target.check(last, id);
       target.rounds.push({ cpuUs: (used.user + used.system) / requests, wallUs: wallNs / 1000 / requests });
     }
@@ -185,8 +219,16 @@ kit.runScenario('in-process', async (smoke) => {
   for (const r of results) {
     console.log(`${r.target.padEnd(28)} ${r.cpuUsPerCall.toFixed(1).padStart(6)} µs CPU per call (${r.overFloorUs >= 0 ? '+' : ''}${r.overFloorUs.toFixed(1)} over the floor; median round ${r.medianCpuUsPerCall.toFixed(1)})`);
   }
+  if (sampler) {
+    for (const t of targets) {
+      const calls = requests * rounds;
+      const total = [...t.allocations.values()].reduce((sum, bytes) => sum + bytes, 0);
+      console.log(`\n${t.name}: ${(total / calls).toFixed(0)} bytes allocated per call (sampled), by function:`);
+      for (const [where, bytes] of [...t.allocations].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(bytes / calls).toFixed(0).padStart(6)}  ${where}`);
+    }
+  }
   for (const t of targets) await t.built.close?.();
   // A partial run (--targets) is for looking, not for the committed results.
-  kit.writeResult('in-process', { settings: { requests, rounds }, results }, { smoke: smoke || Boolean(values.targets) });
+  kit.writeResult('in-process', { settings: { requests, rounds }, results }, { smoke: smoke || Boolean(values.targets) || Boolean(sampler) });
   if (smoke) console.log('in-process smoke: every answer checked: OK');
 }, 600);
