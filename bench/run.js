@@ -626,6 +626,11 @@ function profileFile(target, extension) {
   return path.join(dir, `${target.name}-${new Date().toISOString().replace(/[:.]/g, '-')}.${extension}`);
 }
 
+/** What every profile's summary file starts with: the scenario, the target, when and on what machine. */
+function briefHead(scenario, target) {
+  return { scenario, target: target.name, date: new Date().toISOString(), machine: machine() };
+}
+
 /** The directories holding the mcp-express builds measured: their functions are "ours" in a profile. */
 function ownDirs(options) {
   return [path.join(root, 'dist'), ...[process.env.BENCH_DIST, options.altDist].filter(Boolean).map((dir) => path.resolve(dir))];
@@ -668,10 +673,7 @@ async function profile(options) {
   printProfileSummary(summary);
   // A short summary beside the results, for docs/benchmarks.md (scripts/bench-chart.js): the profile itself is large.
   const brief = {
-    scenario: 'profile',
-    target: target.name,
-    date: new Date().toISOString(),
-    machine: machine(),
+    ...briefHead('profile', target),
     reqPerSecUnderProfiler: run.reqPerSec,
     cpuUsPerReq: run.cpuUsPerReq,
     /** Requests served while profiled (warm-up and measured run); busy time over it is the profiled µs per request (start-up included). */
@@ -714,7 +716,7 @@ async function nativeProfile(options) {
   }
   console.log(`${target.name} under perf: ${fmt(run.reqPerSec)} req/s, ${summary.samples} samples (slowed by the profiler; not comparable)`);
   for (const { area, share } of summary.areas) console.log(`  ${(share * 100).toFixed(1).padStart(5)} %  ${area}`);
-  const brief = { scenario: 'native-profile', target: target.name, date: new Date().toISOString(), machine: machine(), reqPerSecUnderProfiler: run.reqPerSec, ...summary };
+  const brief = { ...briefHead('native-profile', target), reqPerSecUnderProfiler: run.reqPerSec, ...summary };
   const briefFile = path.join(resultsDir, `native-profile-${target.name}.json`);
   fs.writeFileSync(briefFile, `${JSON.stringify(brief, null, 2)}\n`);
   console.log(`\nsummary: ${path.relative(process.cwd(), briefFile)}`);
@@ -772,10 +774,7 @@ async function gcProfile(options) {
   fs.rmSync(`/tmp/perf-${pid}.map`, { force: true });
   const perRequest = (n) => n / run.total;
   const brief = {
-    scenario: 'gc-profile',
-    target: target.name,
-    date: new Date().toISOString(),
-    machine: machine(),
+    ...briefHead('gc-profile', target),
     reqPerSec: run.reqPerSec,
     cpuUsPerReq: run.cpuUsPerReq,
     requests: run.total,
