@@ -5,6 +5,7 @@ import { sendJson } from './respond.js';
 import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
 import { replyShape } from './reply-shape.js';
+import { SseChannel } from '../session/sse-channel.js';
 
 export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
@@ -36,6 +37,9 @@ export interface WriteOptions {
  */
 export async function writeStream(res: ServerResponse, stream: SseStream, options: WriteOptions): Promise<void> {
   const iterator = stream[Symbol.asyncIterator]();
+  // A channel (the usual stream) hands over what it already holds without a promise per event: those events go out
+  // in one write with the one awaited, and a channel that has ended with nothing left ends the response at once.
+  const channel = iterator instanceof SseChannel ? iterator : undefined;
   let gone = false;
   const off = onResponseClose(res, () => {
     gone = true;
@@ -76,8 +80,16 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
         start();
       }
       if (res.writableEnded) break;
-      const flowing = res.write(formatStreamEvent(event));
+      let frames = formatStreamEvent(event);
+      // At most a socket buffer's worth: what waits beyond that stays in the channel's bounded queue (backpressure).
+      while (channel && frames.length < res.writableHighWaterMark) {
+        const queued = channel.takeQueued();
+        if (queued === undefined) break;
+        frames += formatStreamEvent(queued);
+      }
+      const flowing = res.write(frames);
       if (tracked) tracked.lastWrite = Date.now();
+      if (channel?.drained) break;
       // Backpressure: while the socket is congested nothing more is pulled, so events wait in the stream's
       // bounded queue (see SseChannel) instead of piling up in the socket's buffer.
       if (!flowing) await drained(res);

@@ -135,20 +135,33 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
   }
 
   next(): Promise<IteratorResult<SseEvent>> {
-    const head = this.head;
-    if (head) {
-      this.head = head.next;
-      if (!this.head) this.tail = undefined;
-      head.next = undefined; // a taken entry points at nothing still queued
-      const event = head.event;
-      this.queuedBytes -= sizeOf(event);
-      if (this.roomWaiters && this.waitingBytes <= this.maxQueuedBytes / 2) this.releaseRoomWaiters();
-      return Promise.resolve({ value: event, done: false });
-    }
+    const event = this.takeQueued();
+    if (event !== undefined) return Promise.resolve({ value: event, done: false });
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve) => {
       this.waiter = resolve;
     });
+  }
+
+  /**
+   * The oldest waiting event, taken now, or undefined when none waits: what `next()` would resolve with, without a
+   * promise. The HTTP layer writes the events already queued behind the one it awaited in the same write.
+   */
+  takeQueued(): SseEvent | undefined {
+    const head = this.head;
+    if (!head) return undefined;
+    this.head = head.next;
+    if (!this.head) this.tail = undefined;
+    head.next = undefined; // a taken entry points at nothing still queued
+    const event = head.event;
+    this.queuedBytes -= sizeOf(event);
+    if (this.roomWaiters && this.waitingBytes <= this.maxQueuedBytes / 2) this.releaseRoomWaiters();
+    return event;
+  }
+
+  /** True once the channel has ended (or its consumer left) and nothing waits in it: `next()` would be done. */
+  get drained(): boolean {
+    return this.ended && this.head === undefined;
   }
 
   return(): Promise<IteratorResult<SseEvent>> {

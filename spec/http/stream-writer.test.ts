@@ -1,0 +1,61 @@
+/**
+ * writeStream with a channel: the events a channel already holds go out in one write with the one awaited (at most
+ * a socket buffer's worth), in order, and a channel that has ended with nothing left ends the response at once.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KeepAliveTicker } from '../../lib/http/keep-alive.js';
+import { writeStream } from '../../lib/http/stream-writer.js';
+import { SseChannel } from '../../lib/session/sse-channel.js';
+import { parseSse } from '../helpers/sse.js';
+
+/** Serves one request with `fill(channel)` then writeStream; returns the body, the res.write calls and their sizes. */
+async function serveChannel(fill: (channel: SseChannel) => void): Promise<{ body: string; writes: number[] }> {
+  const writes: number[] = [];
+  const server = http.createServer((_req, res) => {
+    const write = res.write.bind(res) as (chunk: string) => boolean;
+    res.write = ((chunk: string) => {
+      writes.push(Buffer.byteLength(chunk));
+      return write(chunk);
+    }) as typeof res.write;
+    const channel = new SseChannel();
+    fill(channel);
+    void writeStream(res, channel, { keepAlive: new KeepAliveTicker(0) });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/`);
+    return { body: await response.text(), writes };
+  } finally {
+    server.close();
+  }
+}
+
+const message = (n: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/message', params: { n } });
+
+describe('writeStream', () => {
+  test('events already queued go out in one write, in order, and an ended channel ends the response', async () => {
+    const { body, writes } = await serveChannel((channel) => {
+      channel.push({ id: 'p', retry: 1000 });
+      for (let n = 1; n <= 3; n++) channel.push({ id: `e${n}`, message: message(n) });
+      channel.end();
+    });
+    const events = parseSse(body);
+    expect(events.map((e) => e.id)).toEqual(['p', 'e1', 'e2', 'e3']);
+    expect(events.slice(1).map((e) => JSON.parse(e.data!).params.n)).toEqual([1, 2, 3]);
+    expect(writes).toHaveLength(1);
+  });
+
+  test('a queue larger than the socket buffer is written a buffer at a time, nothing lost', async () => {
+    const text = 'x'.repeat(4000);
+    const { body, writes } = await serveChannel((channel) => {
+      for (let n = 0; n < 20; n++) channel.push({ id: `e${n}`, message: { jsonrpc: '2.0', method: 'notifications/message', params: { n, text } } });
+      channel.end();
+    });
+    expect(parseSse(body).map((e) => e.id)).toEqual(Array.from({ length: 20 }, (_, n) => `e${n}`));
+    expect(writes.length).toBeGreaterThan(1);
+    // Each write stops adding events once it holds a socket buffer's worth (16 KiB): at most one event past it.
+    for (const size of writes) expect(size).toBeLessThan(16 * 1024 + 4200);
+  });
+});
