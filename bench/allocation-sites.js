@@ -10,6 +10,7 @@
 
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const { perfMapFile } = require('./native-summary.js');
 
 const PRINT = '_Z25_v8_internal_Print_ObjectPv';
 
@@ -48,7 +49,7 @@ async function printObjects(pid, addresses, output) {
 
 /** The function (and start address) of each piece of JIT code in `--perf-basic-prof`'s map. */
 function readPerfMap(pid) {
-  const file = `/tmp/perf-${pid}.map`;
+  const file = perfMapFile(pid);
   if (!fs.existsSync(file)) return [];
   return fs
     .readFileSync(file, 'utf8')

@@ -72,4 +72,9 @@ function perfWorks() {
   }
 }
 
-module.exports = { summarizeNative, perfWorks };
+/** Where a process started with `--perf-basic-prof` writes its map of JIT code (perf reads it to name JavaScript). */
+function perfMapFile(pid) {
+  return `/tmp/perf-${pid}.map`;
+}
+
+module.exports = { summarizeNative, perfWorks, perfMapFile };

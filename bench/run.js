@@ -24,7 +24,7 @@ const autocannon = require('autocannon');
 const { TARGETS, BASELINE, withBaselines, PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } = require('./targets.js');
 const { connectRedis, redisCpuMicros, REDIS_URL } = require('./redis-helper.js');
 const { summarizeProfile, printProfileSummary } = require('./profile-summary.js');
-const { summarizeNative, perfWorks } = require('./native-summary.js');
+const { summarizeNative, perfWorks, perfMapFile } = require('./native-summary.js');
 const { gdbWorks, nameSites } = require('./allocation-sites.js');
 const { machine } = require('./scenario-kit.js');
 
@@ -631,6 +631,13 @@ function briefHead(scenario, target) {
   return { scenario, target: target.name, date: new Date().toISOString(), machine: machine() };
 }
 
+/** Writes a profile's summary as <dir>/<scenario>-<target>.json (what scripts/bench-chart.js reads) and says where. */
+function writeBrief(brief, dir = resultsDir) {
+  const file = path.join(dir, `${brief.scenario}-${brief.target}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(brief, null, 2)}\n`);
+  console.log(`\nsummary: ${path.relative(process.cwd(), file)}`);
+}
+
 /** The directories holding the mcp-express builds measured: their functions are "ours" in a profile. */
 function ownDirs(options) {
   return [path.join(root, 'dist'), ...[process.env.BENCH_DIST, options.altDist].filter(Boolean).map((dir) => path.resolve(dir))];
@@ -683,9 +690,7 @@ async function profile(options) {
     bySelf: summary.bySelf.slice(0, 20),
     ownByTotal: summary.byTotal.slice(0, 20),
   };
-  const briefFile = path.join(resultsDir, `profile-${target.name}.json`);
-  fs.writeFileSync(briefFile, `${JSON.stringify(brief, null, 2)}\n`);
-  console.log(`\nsummary: ${path.relative(process.cwd(), briefFile)}`);
+  writeBrief(brief);
 }
 
 /**
@@ -711,15 +716,13 @@ async function nativeProfile(options) {
   try {
     summary = summarizeNative(file, ownDirs(options));
   } finally {
-    fs.rmSync(`/tmp/perf-${pid}.map`, { force: true }); // --perf-basic-prof's map of JIT code: large, read above
+    fs.rmSync(perfMapFile(pid), { force: true }); // large, read above
     fs.rmSync(file, { force: true });
   }
   console.log(`${target.name} under perf: ${fmt(run.reqPerSec)} req/s, ${summary.samples} samples (slowed by the profiler; not comparable)`);
   for (const { area, share } of summary.areas) console.log(`  ${(share * 100).toFixed(1).padStart(5)} %  ${area}`);
   const brief = { ...briefHead('native-profile', target), reqPerSecUnderProfiler: run.reqPerSec, ...summary };
-  const briefFile = path.join(resultsDir, `native-profile-${target.name}.json`);
-  fs.writeFileSync(briefFile, `${JSON.stringify(brief, null, 2)}\n`);
-  console.log(`\nsummary: ${path.relative(process.cwd(), briefFile)}`);
+  writeBrief(brief);
 }
 
 /**
@@ -737,11 +740,11 @@ async function gcProfile(options) {
   let partial = '';
   let counting = false;
   const measured = { allocatedBytes: 0, promotedBytes: 0, scavenges: 0, fullCollections: 0 };
-  /** The last decision V8 printed for each site it considered. */
+  /** The last decision V8 printed for each site it considered ("tenure", "don't tenure", "maybe tenure"...). */
   const decisions = new Map();
   const readLine = (line) => {
-    const site = /pretenuring: AllocationSite\((0x[0-9a-f]+)\): \(created, found, ratio\) \((\d+), (\d+), [\d.]+\) .* => (.*)$/.exec(line);
-    if (site) decisions.set(site[1], { decision: site[4].trim(), created: Number(site[2]), found: Number(site[3]) });
+    const site = /pretenuring: AllocationSite\((0x[0-9a-f]+)\): \(created, found, ratio\) .* => (.*)$/.exec(line);
+    if (site) decisions.set(site[1], site[2].trim());
     if (!counting || !/ gc=/.test(line)) return;
     measured.allocatedBytes += Number(/ allocated=(\d+)/.exec(line)?.[1] ?? 0);
     measured.promotedBytes += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0);
@@ -764,14 +767,14 @@ async function gcProfile(options) {
       counting = true;
       const result = await measure();
       counting = false;
-      const tenured = [...decisions].filter(([, d]) => d.decision === 'tenure').map(([site]) => site);
+      const tenured = [...decisions].filter(([, decision]) => decision === 'tenure').map(([site]) => site);
       if (tenured.length && gdbWorks()) sites = await nameSites(child.pid, tenured, () => output, { root, own: ownDirs(options) });
       else sites = tenured.map((site) => ({ site, makes: 'not named (gdb is not installed)', functions: [] }));
       return result;
     },
     { stdout: 'pipe' },
   );
-  fs.rmSync(`/tmp/perf-${pid}.map`, { force: true });
+  fs.rmSync(perfMapFile(pid), { force: true });
   const perRequest = (n) => n / run.total;
   const brief = {
     ...briefHead('gc-profile', target),
@@ -794,9 +797,7 @@ async function gcProfile(options) {
     for (const fn of site.functions) console.log(`      used by optimised ${fn.function}${fn.inlined.length ? `, inlining ${fn.inlined.join(', ')}` : ''}`);
   }
   // The bench smoke (bench/all.js --smoke) runs it briefly: its summary goes to the smoke's temp directory.
-  const briefFile = path.join(process.env.BENCH_SMOKE_DIR || resultsDir, `gc-profile-${target.name}.json`);
-  fs.writeFileSync(briefFile, `${JSON.stringify(brief, null, 2)}\n`);
-  console.log(`\nsummary: ${path.relative(process.cwd(), briefFile)}`);
+  writeBrief(brief, process.env.BENCH_SMOKE_DIR || resultsDir);
 }
 
 async function main() {

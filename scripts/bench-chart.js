@@ -32,20 +32,20 @@ const fanout = read('fanout');
 const trips = read('redis-trips');
 const writes = read('socket-writes');
 const inProcess = read('in-process');
-const profiles = fs.existsSync(resultsDir)
-  ? fs.readdirSync(resultsDir).filter((f) => /^profile-.+\.json$/.test(f)).map((f) => JSON.parse(fs.readFileSync(path.join(resultsDir, f), 'utf8')))
-  : [];
-const nativeProfiles = fs.existsSync(resultsDir)
-  ? fs.readdirSync(resultsDir).filter((f) => /^native-profile-.+\.json$/.test(f)).map((f) => JSON.parse(fs.readFileSync(path.join(resultsDir, f), 'utf8')))
-  : [];
-const gcProfiles = fs.existsSync(resultsDir)
-  ? fs.readdirSync(resultsDir).filter((f) => /^gc-profile-.+\.json$/.test(f)).map((f) => JSON.parse(fs.readFileSync(path.join(resultsDir, f), 'utf8')))
-  : [];
 const PROFILE_ORDER = ['node-floor', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-redis', 'fanout'];
 const rank = (target) => (PROFILE_ORDER.includes(target) ? PROFILE_ORDER.indexOf(target) : PROFILE_ORDER.length);
-profiles.sort((a, b) => rank(a.target) - rank(b.target) || a.target.localeCompare(b.target));
-nativeProfiles.sort((a, b) => rank(a.target) - rank(b.target) || a.target.localeCompare(b.target));
-gcProfiles.sort((a, b) => rank(a.target) - rank(b.target) || a.target.localeCompare(b.target));
+/** The summaries bench/run.js wrote as <scenario>-<target>.json, in PROFILE_ORDER (then by name). */
+function readSummaries(scenario) {
+  if (!fs.existsSync(resultsDir)) return [];
+  return fs
+    .readdirSync(resultsDir)
+    .filter((f) => f.startsWith(`${scenario}-`) && f.endsWith('.json'))
+    .map((f) => JSON.parse(fs.readFileSync(path.join(resultsDir, f), 'utf8')))
+    .sort((a, b) => rank(a.target) - rank(b.target) || a.target.localeCompare(b.target));
+}
+const profiles = readSummaries('profile');
+const nativeProfiles = readSummaries('native-profile');
+const gcProfiles = readSummaries('gc-profile');
 if (!throughput) {
   console.error(`no ${path.join(resultsDir, 'throughput.json')}: run the bench first (npm run bench)`);
   process.exit(1);

@@ -89,7 +89,7 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       }
       const flowing = res.write(frames);
       if (tracked) tracked.lastWrite = Date.now();
-      if (channel?.drained) break;
+      if (channel?.exhausted) break;
       // Backpressure: while the socket is congested nothing more is pulled, so events wait in the stream's
       // bounded queue (see SseChannel) instead of piling up in the socket's buffer.
       if (!flowing) await drained(res);

@@ -160,7 +160,7 @@ export class SseChannel implements AsyncIterableIterator<SseEvent> {
   }
 
   /** True once the channel has ended (or its consumer left) and nothing waits in it: `next()` would be done. */
-  get drained(): boolean {
+  get exhausted(): boolean {
     return this.ended && this.head === undefined;
   }
 
