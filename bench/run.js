@@ -167,15 +167,20 @@ function newestFile(dir) {
 
 const children = new Set();
 
-/** Starts a target's server; `stdout: 'pipe'` hands its standard output to the caller (`child.stdout`). */
-function startServer(target, options, execArgv = [], { stdout = 'inherit' } = {}) {
+/**
+ * Starts a target's server. `onStdout` (text chunks) reads its standard output from the start: a pipe nobody
+ * reads fills at 64 KB, and a process writing to a full pipe on Linux blocks (V8's GC tracing filled it during
+ * the warm-up).
+ */
+function startServer(target, options, execArgv = [], { onStdout } = {}) {
   return new Promise((resolve, reject) => {
     const child = fork(path.join(__dirname, 'server.js'), [target.name], {
       cwd: root,
       execArgv,
-      stdio: ['ignore', stdout, 'inherit', 'ipc'],
+      stdio: ['ignore', onStdout ? 'pipe' : 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, NODE_ENV: 'production', BENCH_ALT_DIST: options.altDist ?? '' },
     });
+    if (onStdout) child.stdout.setEncoding('utf8').on('data', onStdout);
     children.add(child);
     const timer = setTimeout(() => fail(new Error(`${target.name}: the server did not start within 20 s`)), 20_000);
     const fail = (error) => {
@@ -757,13 +762,6 @@ async function gcProfile(options) {
     options,
     execArgv,
     async (child, measure) => {
-      child.stdout.setEncoding('utf8');
-      child.stdout.on('data', (chunk) => {
-        output += chunk;
-        const lines = (partial + chunk).split('\n');
-        partial = lines.pop();
-        for (const line of lines) readLine(line);
-      });
       counting = true;
       const result = await measure();
       counting = false;
@@ -772,7 +770,14 @@ async function gcProfile(options) {
       else sites = tenured.map((site) => ({ site, makes: 'not named (gdb is not installed)', functions: [] }));
       return result;
     },
-    { stdout: 'pipe' },
+    {
+      onStdout: (chunk) => {
+        output += chunk;
+        const lines = (partial + chunk).split('\n');
+        partial = lines.pop();
+        for (const line of lines) readLine(line);
+      },
+    },
   );
   fs.rmSync(perfMapFile(pid), { force: true });
   const perRequest = (n) => n / run.total;
