@@ -21,13 +21,16 @@ import type { OutgoingRequestOptions, RequestChannel } from './request-channel.j
 /** What progress, log and notify return when there is nothing to wait for. */
 const SENT: Promise<void> = Promise.resolve();
 
-export interface RequestContextInit {
-  requestId: RequestId;
+/** The request a context is made for: its id, its method and its params' `_meta`. */
+export interface ContextRequest {
+  id: RequestId;
   method: string;
-  meta: Record<string, unknown> | undefined;
-  client: ClientView;
-  channel: RequestChannel;
-  authInfo: AuthInfo | undefined;
+  params?: Record<string, unknown>;
+}
+
+/** What the HTTP layer passes along with a request. */
+export interface ContextRequestInfo {
+  authInfo?: AuthInfo;
   /** Whatever the HTTP layer passes along (the Express request). */
   httpRequest?: unknown;
   /** Who is asking (the middleware's `principalOf`), if known. */
@@ -56,15 +59,20 @@ export class RequestContext {
   private abortReason: unknown;
   private aborted = false;
 
-  constructor(init: RequestContextInit) {
-    this.requestId = init.requestId;
-    this.method = init.method;
-    this.meta = init.meta;
-    this.client = init.client;
-    this.channel = init.channel;
-    this.authInfo = init.authInfo;
-    this.httpRequest = init.httpRequest;
-    this.principal = init.principal;
+  /**
+   * @internal Made by the session layer, one per request. Its arguments are objects the request already has (no
+   * object literal per request: V8 may allocate a literal's objects in the old generation once they often outlive
+   * a scavenge, and this one points at the whole request).
+   */
+  constructor(request: ContextRequest, client: ClientView, channel: RequestChannel, info: ContextRequestInfo) {
+    this.requestId = request.id;
+    this.method = request.method;
+    this.meta = request.params?._meta as Record<string, unknown> | undefined;
+    this.client = client;
+    this.channel = channel;
+    this.authInfo = info.authInfo;
+    this.httpRequest = info.httpRequest;
+    this.principal = info.principal;
   }
 
   /** Fires when the client cancels (`notifications/cancelled`), the session ends, or (2026-07-28) the client disconnects. */

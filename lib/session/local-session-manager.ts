@@ -308,16 +308,7 @@ export class LocalSessionManager implements SessionManager {
       return channel;
     }
     const requestChannel = session.channelFor(stream);
-    const ctx = new RequestContext({
-      requestId: request.id,
-      method: request.method,
-      meta: request.params?._meta as Record<string, unknown> | undefined,
-      client: session,
-      channel: requestChannel,
-      authInfo: info.authInfo,
-      httpRequest: info.httpRequest,
-      principal: info.principal,
-    });
+    const ctx = new RequestContext(request, session, requestChannel, info);
     session.inflight.set(request.id, { ctx, stream });
     stream.requestId = request.id;
     // A reader that fell too far behind to resume got an error response: the request is cancelled.

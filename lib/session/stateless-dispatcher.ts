@@ -18,10 +18,16 @@ export interface CacheSettings {
   cacheScope: 'public' | 'private';
 }
 
-export interface StatelessRun {
-  ctx: RequestContext;
-  /** Settles when the final response was emitted. */
-  done: Promise<void>;
+/** The answers of a first round (none): shared, never written, so a request allocates no empty object for them. */
+const NO_ANSWERS: Record<string, unknown> = Object.freeze({});
+
+/** A request running with no session. A class, not an object literal: it points at the whole request (see RequestContext). */
+export class StatelessRun {
+  constructor(
+    readonly ctx: RequestContext,
+    /** Settles when the final response was emitted. */
+    readonly done: Promise<void>,
+  ) {}
 }
 
 /**
@@ -39,7 +45,7 @@ export class StatelessDispatcher {
   /** Emits related notifications, then the response, through `emit`. */
   run(request: JsonRpcRequest, client: ClientView, modern: boolean, info: RequestInfo, emit: (message: JsonRpcMessage) => Promise<void> | void): StatelessRun {
     const params = request.params;
-    let answers: Record<string, unknown> = {};
+    let answers: Record<string, unknown> = NO_ANSWERS;
     let state: unknown;
     let stateError: McpError | undefined;
     if (modern && methodSpec(request.method)?.inputResponses) {
@@ -55,16 +61,7 @@ export class StatelessDispatcher {
       if (responses && typeof responses === 'object' && !Array.isArray(responses)) answers = { ...answers, ...(responses as Record<string, unknown>) };
     }
     const channel = new StatelessChannel((notification: JsonRpcNotification) => emit(notification), answers, state);
-    const ctx = new RequestContext({
-      requestId: request.id,
-      method: request.method,
-      meta: params?._meta as Record<string, unknown> | undefined,
-      client,
-      channel,
-      authInfo: info.authInfo,
-      httpRequest: info.httpRequest,
-      principal: info.principal,
-    });
+    const ctx = new RequestContext(request, client, channel, info);
     const done = (async () => {
       let message: JsonRpcMessage;
       try {
@@ -92,7 +89,7 @@ export class StatelessDispatcher {
         this.onError(error);
       }
     })();
-    return { ctx, done };
+    return new StatelessRun(ctx, done);
   }
 
   private async invoke(request: JsonRpcRequest, ctx: RequestContext, modern: boolean): Promise<Record<string, unknown>> {

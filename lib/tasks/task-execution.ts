@@ -101,16 +101,8 @@ export class TaskExecution implements RequestChannel {
     });
     const token = outer.meta?.progressToken;
     this.hadProgressToken = token !== undefined;
-    this.ctx = new RequestContext({
-      requestId: outer.requestId,
-      method: outer.method,
-      meta: { ...outer.meta, progressToken: token ?? TASK_PROGRESS_TOKEN },
-      client: outer.client,
-      channel: this,
-      authInfo: outer.authInfo,
-      httpRequest: outer.httpRequest,
-      principal: outer.principal,
-    });
+    const request = { id: outer.requestId, method: outer.method, params: { _meta: { ...outer.meta, progressToken: token ?? TASK_PROGRESS_TOKEN } } };
+    this.ctx = new RequestContext(request, outer.client, this, outer);
     // Until the task exists, the call belongs to its HTTP request: a disconnect cancels it.
     const onOuterAbort = () => {
       if (this.phase === 'pending') this.ctx.abort(outer.signal.reason);
