@@ -160,7 +160,7 @@ export interface ResolvedOptions {
   /** `close()` was called: every request gets 503. */
   closing: boolean;
   /** Stateless requests running now: each entry ends its request with an error response (for `close()`). */
-  statelessRuns: Set<() => void>;
+  statelessRuns: Set<{ stop(): void }>;
   maxBufferedBytes: number;
   onError: (error: unknown) => void;
   /** The `onEvent` hook and tracing; `observer.active` is false when neither is on. */

@@ -4,18 +4,18 @@ import { errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../prot
 import { checkStatelessInbound } from '../protocol/stateless-inbound.js';
 import type { ClientCapabilities } from '../protocol/types.js';
 import { DEFAULT_NEGOTIATED_VERSION, PRIMING_MIN_VERSION } from '../protocol/versions.js';
-import type { RequestInfo } from '../session/session-manager.js';
-import { SseChannel } from '../session/sse-channel.js';
+import type { PersistedReply, RequestInfo } from '../session/session-manager.js';
+import type { SseChannel } from '../session/sse-channel.js';
 import type { SseEvent } from '../store/sse-event.js';
 import { StatelessClient } from '../session/stateless-client.js';
 import { header } from './headers.js';
 import type { ResolvedOptions } from './options.js';
 import { sendAccepted, sendError, sendJson } from './respond.js';
-import { onResponseClose } from './response-close.js';
 import { serveListen } from './subscriptions-listen.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
 import { formatStreamEvent } from './sse-format.js';
 import { requestInfo } from './request-info.js';
+import { reportUnserialisable, SHUTDOWN_REASON, StatelessReply } from './stateless-reply.js';
 import { replyShape, type ReplyMode } from './reply-shape.js';
 import { refuseWithoutRequiredScopes } from '../auth/step-up.js';
 import type { RequestTracking } from '../observability/observer.js';
@@ -60,7 +60,7 @@ export async function handleSessionEraStateless(req: Req, res: ServerResponse, o
   return serveStatelessRequest(res, o, request, client, false, requestInfo(req, o));
 }
 
-async function serveStatelessRequest(
+function serveStatelessRequest(
   res: ServerResponse,
   o: ResolvedOptions,
   request: JsonRpcRequest,
@@ -68,16 +68,22 @@ async function serveStatelessRequest(
   modern: boolean,
   info: RequestInfo,
 ): Promise<void> {
-  const tracking = o.observer.active ? o.observer.begin('stateless', request, undefined, client.protocolVersion, res.req.headers) : undefined;
+  if (!o.observer.active) return serveStatelessReply(res, o, request, client, modern, info, undefined);
+  return serveObserved(res, o, request, client, modern, info);
+}
+
+/** The same, measured and traced: `tracking` sees every message of the reply and ends with it. */
+async function serveObserved(res: ServerResponse, o: ResolvedOptions, request: JsonRpcRequest, client: StatelessClient, modern: boolean, info: RequestInfo): Promise<void> {
+  const tracking = o.observer.begin('stateless', request, undefined, client.protocolVersion, res.req.headers);
   try {
     return await serveStatelessReply(res, o, request, client, modern, info, tracking);
   } finally {
-    tracking?.end();
+    tracking.end();
   }
 }
 
-/** Runs the request and writes its reply; `tracking` (when observed) sees every message of the reply. */
-async function serveStatelessReply(
+/** Runs the request and writes its reply; settles once the reply has ended (or the client has left). */
+function serveStatelessReply(
   res: ServerResponse,
   o: ResolvedOptions,
   request: JsonRpcRequest,
@@ -88,57 +94,34 @@ async function serveStatelessReply(
 ): Promise<void> {
   const primes = client.protocolVersion >= PRIMING_MIN_VERSION;
   const persisted = o.sessionManager.persistedReplies?.open(primes, info.principal, request.id);
-  if (persisted) {
-    // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
-    // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
-    const run = startRun(o, request, client, modern, info, tracking, (message) => persisted.send(message));
-    // On close(), once the drain time is up, the handler stops (the session manager stores the error ending).
-    const stop = () => run.ctx.abort(new Error(SHUTDOWN_REASON));
-    o.statelessRuns.add(stop);
-    void run.done.finally(() => {
-      o.statelessRuns.delete(stop);
-      persisted.complete();
-    }).catch(o.onError);
-    await writeStatelessReply(res, persisted.channel, 'sse', modern, o, PERSISTED_PRIMING_HOLD_MS, request, tracking);
-    return;
-  }
-  const channel = new SseChannel(o.maxBufferedBytes);
-  const run = startRun(o, request, client, modern, info, tracking, (message) => {
-    channel.push({ message });
-    return channel.waitForRoom();
-  });
-  /** Ends the reply with an error response in place of what still waits, and cancels the handler. */
-  const endWithError = (code: number, message: string, reason: string) => {
-    channel.clear();
-    tracking?.failed(code, true);
-    channel.push({ message: errorResponse(request.id, code, message) });
-    channel.end();
-    run.ctx.abort(new Error(reason));
-  };
-  // A reader too slow for this unresumable reply.
-  channel.onOverflow = () =>
-    endWithError(
-      ErrorCode.ServerError,
-      `The client read this response too slowly: more than ${o.maxBufferedBytes} bytes waited to be sent (option maxBufferedBytesPerStream); the request was cancelled`,
-      'The client read the response too slowly',
-    );
-  // On close(), once the drain time is up.
-  const fail = () => endWithError(ErrorCode.InternalError, `Internal error: ${SHUTDOWN_REASON}; send the request again if that is safe`, SHUTDOWN_REASON);
-  o.statelessRuns.add(fail);
+  if (persisted) return servePersistedReply(res, o, request, client, modern, info, tracking, persisted);
+  const reply = new StatelessReply(res, o, request, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', modern, tracking);
+  return reply.follow(startRun(o, request, client, modern, info, tracking, reply.emit));
+}
+
+/**
+ * A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
+ * Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
+ */
+async function servePersistedReply(
+  res: ServerResponse,
+  o: ResolvedOptions,
+  request: JsonRpcRequest,
+  client: StatelessClient,
+  modern: boolean,
+  info: RequestInfo,
+  tracking: RequestTracking | undefined,
+  persisted: PersistedReply,
+): Promise<void> {
+  const run = startRun(o, request, client, modern, info, tracking, (message) => persisted.send(message));
+  // On close(), once the drain time is up, the handler stops (the session manager stores the error ending).
+  const stoppable = { stop: () => run.ctx.abort(new Error(SHUTDOWN_REASON)) };
+  o.statelessRuns.add(stoppable);
   void run.done.finally(() => {
-    o.statelessRuns.delete(fail);
-    channel.end();
+    o.statelessRuns.delete(stoppable);
+    persisted.complete();
   }).catch(o.onError);
-  // Cancels at once when the client already left (e.g. while an upstream middleware awaited).
-  const off = onResponseClose(res, () => run.ctx.abort(new Error('The client disconnected')));
-  try {
-    await writeStatelessReply(res, channel, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', modern, o, 0, request, tracking);
-  } finally {
-    off();
-    // A reply that did not end (the client left mid-stream) cancels its handler (2026-07-28). One that ended was
-    // answered by a finished handler: nothing to cancel (no Error made per request).
-    if (!res.writableEnded) run.ctx.abort(new Error('The client disconnected'));
-  }
+  await writeStatelessReply(res, persisted.channel, 'sse', modern, o, PERSISTED_PRIMING_HOLD_MS, request, tracking);
 }
 
 /** Starts the handler; when observed, inside the request's span and with every message shown to `tracking`. */
@@ -159,9 +142,6 @@ function startRun(
     }),
   );
 }
-
-/** Why a stateless request still running when a drain ended was stopped. */
-const SHUTDOWN_REASON = 'the server instance handling this request shut down before it finished';
 
 /**
  * How long a persisted reply waits for its first message before it commits to SSE: long enough for an immediate
@@ -242,12 +222,6 @@ async function writeStatelessReply(
     await writeStream(res, channel, { keepAlive: o.keepAlive, headersSent: true });
     return;
   }
-}
-
-/** A handler's result that JSON cannot carry (a BigInt, a cycle): the client got -32603; the fault is the server's. */
-function reportUnserialisable(o: ResolvedOptions, request: JsonRpcRequest, error: unknown, tracking: RequestTracking | undefined): void {
-  tracking?.failed(ErrorCode.InternalError, true);
-  o.onError(new Error(`The response to ${request.method} (id ${JSON.stringify(request.id)}) could not be serialised as JSON; the client got -32603 instead`, { cause: error }));
 }
 
 /** `promise`'s value, or `TIMED_OUT` when it has not settled within `ms` (it keeps running). */
