@@ -1,11 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import type { SseEvent, SseStream } from '../store/sse-event.js';
+import { holdsQueue, type SseEvent, type SseStream } from '../store/sse-event.js';
 import type { KeepAliveTicker } from './keep-alive.js';
 import { sendJson } from './respond.js';
 import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
 import { replyShape } from './reply-shape.js';
-import { SseChannel } from '../session/sse-channel.js';
 
 export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
@@ -37,9 +36,10 @@ export interface WriteOptions {
  */
 export async function writeStream(res: ServerResponse, stream: SseStream, options: WriteOptions): Promise<void> {
   const iterator = stream[Symbol.asyncIterator]();
-  // A channel (the usual stream) hands over what it already holds without a promise per event: those events go out
-  // in one write with the one awaited, and a channel that has ended with nothing left ends the response at once.
-  const channel = iterator instanceof SseChannel ? iterator : undefined;
+  // A channel (the usual stream, watched or not) hands over what it already holds without a promise per event:
+  // those events go out in one write with the one awaited, and a channel that has ended with nothing left ends
+  // the response at once.
+  const channel = holdsQueue(iterator) ? iterator : undefined;
   let gone = false;
   const off = onResponseClose(res, () => {
     gone = true;

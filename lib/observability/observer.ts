@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
-import type { SseEvent, SseStream } from '../store/sse-event.js';
+import { holdsQueue, type QueuedEventSource, type SseEvent, type SseStream } from '../store/sse-event.js';
 import type { McpEvent, ServingEra } from './events.js';
 import type { OtelApi, OtelContext, OtelSpan, OtelTracer } from './otel-api.js';
 import { loadOpenTelemetry, requestSpan } from './tracing.js';
@@ -150,16 +150,28 @@ export class RequestTracking {
  * `return()` must reach the stream at once even while a `next()` is pending, as the HTTP layer relies on it.
  */
 function watchIterator(inner: AsyncIterator<SseEvent>, tracking: RequestTracking): AsyncIterator<SseEvent> {
-  return {
-    async next() {
-      const next = await inner.next();
-      if (!next.done) tracking.see(next.value.message ?? parseData(next.value.data));
-      return next;
+  const see = (event: SseEvent) => tracking.see(event.message ?? parseData(event.data));
+  const next = async () => {
+    const result = await inner.next();
+    if (!result.done) see(result.value);
+    return result;
+  };
+  const end = async (value?: unknown): Promise<IteratorResult<SseEvent>> => (inner.return ? inner.return(value) : { value: undefined, done: true });
+  if (!holdsQueue(inner)) return { next, return: end };
+  // A channel's queued events are seen as they are taken, so the HTTP layer batches a watched reply as any other.
+  const queued: QueuedEventSource = {
+    next,
+    return: end,
+    takeQueued() {
+      const event = inner.takeQueued();
+      if (event !== undefined) see(event);
+      return event;
     },
-    async return(value?: unknown) {
-      return inner.return ? inner.return(value) : { value: undefined, done: true };
+    get exhausted() {
+      return inner.exhausted;
     },
   };
+  return queued;
 }
 
 /** The message of an event that carries only its JSON text (a replayed event). */

@@ -18,6 +18,21 @@ export interface SseEvent {
 /** What a session manager hands the HTTP layer: the events of one SSE response, in order. */
 export type SseStream = AsyncIterable<SseEvent>;
 
+/**
+ * An iterator of a stream that can hand over, without a promise, what it already holds (`SseChannel`, and a
+ * watched channel): the HTTP layer writes those events in the same write as the one it awaited.
+ */
+export interface QueuedEventSource extends AsyncIterator<SseEvent> {
+  /** The oldest event already waiting, taken now; undefined when none waits. */
+  takeQueued(): SseEvent | undefined;
+  /** True once the stream has ended and nothing waits in it: `next()` would be done. */
+  readonly exhausted: boolean;
+}
+
+export function holdsQueue(iterator: AsyncIterator<SseEvent>): iterator is QueuedEventSource {
+  return typeof (iterator as Partial<QueuedEventSource>).takeQueued === 'function';
+}
+
 /** Longest event id written to a stream; a longer one is dropped (the event goes out without an id). */
 const MAX_SSE_ID_LENGTH = 1024;
 

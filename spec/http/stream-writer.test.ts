@@ -1,16 +1,20 @@
 /**
  * writeStream with a channel: the events a channel already holds go out in one write with the one awaited (at most
- * a socket buffer's worth), in order, and a channel that has ended with nothing left ends the response at once.
+ * a socket buffer's worth), in order, and a channel that has ended with nothing left ends the response at once;
+ * a channel watched by the observer (`onEvent`, tracing) is written the same way, and every event is seen.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KeepAliveTicker } from '../../lib/http/keep-alive.js';
 import { writeStream } from '../../lib/http/stream-writer.js';
+import type { McpEvent } from '../../lib/observability/events.js';
+import { Observer } from '../../lib/observability/observer.js';
+import type { SseStream } from '../../lib/store/sse-event.js';
 import { SseChannel } from '../../lib/session/sse-channel.js';
 import { parseSse } from '../helpers/sse.js';
 
 /** Serves one request with `fill(channel)` then writeStream; returns the body, the res.write calls and their sizes. */
-async function serveChannel(fill: (channel: SseChannel) => void): Promise<{ body: string; writes: number[] }> {
+async function serveChannel(fill: (channel: SseChannel) => void, wrap: (channel: SseChannel) => SseStream = (channel) => channel): Promise<{ body: string; writes: number[] }> {
   const writes: number[] = [];
   const server = http.createServer((_req, res) => {
     const write = res.write.bind(res) as (chunk: string) => boolean;
@@ -20,7 +24,7 @@ async function serveChannel(fill: (channel: SseChannel) => void): Promise<{ body
     }) as typeof res.write;
     const channel = new SseChannel();
     fill(channel);
-    void writeStream(res, channel, { keepAlive: new KeepAliveTicker(0) });
+    void writeStream(res, wrap(channel), { keepAlive: new KeepAliveTicker(0) });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
@@ -57,5 +61,25 @@ describe('writeStream', () => {
     expect(writes.length).toBeGreaterThan(1);
     // Each write stops adding events once it holds a socket buffer's worth (16 KiB): at most one event past it.
     for (const size of writes) expect(size).toBeLessThan(16 * 1024 + 4200);
+  });
+
+  test('a watched channel is written the same way, and the observer sees the response among the queued events', async () => {
+    const events: McpEvent[] = [];
+    const observer = new Observer((event) => events.push(event), false, () => undefined, () => true);
+    const request = { jsonrpc: '2.0' as const, id: 7, method: 'tools/call', params: { name: 'sum' } };
+    const tracking = observer.begin('session', request, 's-1', '2025-11-25', {});
+    const { body, writes } = await serveChannel(
+      (channel) => {
+        channel.push({ id: 'p', retry: 1000 });
+        channel.push({ id: 'e1', message: message(1) });
+        channel.push({ id: 'e2', message: { jsonrpc: '2.0', id: 7, result: { content: [] } } });
+        channel.end();
+      },
+      (channel) => tracking.watch(channel),
+    );
+    tracking.end();
+    expect(parseSse(body).map((e) => e.id)).toEqual(['p', 'e1', 'e2']);
+    expect(writes).toHaveLength(1);
+    expect(events.find((event) => event.type === 'request.end')).toMatchObject({ outcome: 'ok' });
   });
 });
