@@ -94,26 +94,18 @@ function serveStatelessReply(
 ): Promise<void> {
   const primes = client.protocolVersion >= PRIMING_MIN_VERSION;
   const persisted = o.sessionManager.persistedReplies?.open(primes, info.principal, request.id);
-  if (persisted) return servePersistedReply(res, o, request, client, modern, info, tracking, persisted);
+  if (persisted) {
+    // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
+    // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
+    const run = startRun(o, request, client, modern, info, tracking, (message) => persisted.send(message));
+    return followPersisted(run, persisted, o, () => writeStatelessReply(res, persisted.channel, 'sse', modern, o, PERSISTED_PRIMING_HOLD_MS, request, tracking));
+  }
   const reply = new StatelessReply(res, o, request, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', modern, tracking);
   return reply.follow(startRun(o, request, client, modern, info, tracking, reply.emit));
 }
 
-/**
- * A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
- * Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
- */
-async function servePersistedReply(
-  res: ServerResponse,
-  o: ResolvedOptions,
-  request: JsonRpcRequest,
-  client: StatelessClient,
-  modern: boolean,
-  info: RequestInfo,
-  tracking: RequestTracking | undefined,
-  persisted: PersistedReply,
-): Promise<void> {
-  const run = startRun(o, request, client, modern, info, tracking, (message) => persisted.send(message));
+/** Keeps a persisted run stoppable by `close()` until it ends, then completes its stream; `write` writes the reply. */
+async function followPersisted(run: StatelessRun, persisted: PersistedReply, o: ResolvedOptions, write: () => Promise<void>): Promise<void> {
   // On close(), once the drain time is up, the handler stops (the session manager stores the error ending).
   const stoppable = { stop: () => run.ctx.abort(new Error(SHUTDOWN_REASON)) };
   o.statelessRuns.add(stoppable);
@@ -121,7 +113,7 @@ async function servePersistedReply(
     o.statelessRuns.delete(stoppable);
     persisted.complete();
   }).catch(o.onError);
-  await writeStatelessReply(res, persisted.channel, 'sse', modern, o, PERSISTED_PRIMING_HOLD_MS, request, tracking);
+  await write();
 }
 
 /** Starts the handler; when observed, inside the request's span and with every message shown to `tracking`. */

@@ -75,7 +75,8 @@ export class StatelessReply {
       channel.push({ message });
       return channel.waitForRoom();
     }
-    if (!this.decided) this.first(message);
+    // Nothing more once the reply ended undecided (the client left): the handler is being cancelled.
+    if (!this.decided && !this.ended) this.first(message);
   }
 
   /** The first message that shapes the reply: JSON, a stream, or (a notification in `json` mode) nothing yet. */
