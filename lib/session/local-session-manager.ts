@@ -12,7 +12,7 @@ import { toErrorResponse } from './error-response.js';
 import { missingCapabilityError, RequestContext } from '../server/request-context.js';
 import type { EventStore } from '../store/event-store.js';
 import type { SessionStore } from '../store/session-store.js';
-import { LocalSession, type LocalSessionSettings, type SessionRequestChannel } from './local-session.js';
+import { InFlightRequest, LocalSession, type LocalSessionSettings, type SessionRequestChannel } from './local-session.js';
 import type { OutboundStream } from './outbound-stream.js';
 import type { SseStream } from '../store/sse-event.js';
 import { closedStream, replayFromStore } from './store-replay.js';
@@ -309,7 +309,7 @@ export class LocalSessionManager implements SessionManager {
     }
     const requestChannel = session.channelFor(stream);
     const ctx = new RequestContext(request, session, requestChannel, info);
-    session.inflight.set(request.id, { ctx, stream });
+    session.inflight.set(request.id, new InFlightRequest(ctx, stream));
     stream.requestId = request.id;
     // A reader that fell too far behind to resume got an error response: the request is cancelled.
     stream.onAbandoned = () => this.cancelHere(session, request.id, 'The client read the response too slowly', Date.now());

@@ -18,9 +18,12 @@ import type { SessionState } from '../store/session-state.js';
 const MAX_SUBSCRIPTIONS = 1000;
 const MAX_SUBSCRIPTION_URI_LENGTH = 8192;
 
-interface InFlightRequest {
-  ctx: RequestContext;
-  stream: OutboundStream;
+/** A request running in the session. A class, not an object literal: it points at the whole request (see RequestContext). */
+export class InFlightRequest {
+  constructor(
+    readonly ctx: RequestContext,
+    readonly stream: OutboundStream,
+  ) {}
 }
 
 interface PendingClientRequest {
