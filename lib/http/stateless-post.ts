@@ -16,7 +16,7 @@ import { SSE_HEADERS, writeStream } from './stream-writer.js';
 import { formatStreamEvent } from './sse-format.js';
 import { requestInfo } from './request-info.js';
 import { reportUnserialisable, SHUTDOWN_REASON, StatelessReply } from './stateless-reply.js';
-import { replyShape, type ReplyMode } from './reply-shape.js';
+import { replyShape } from './reply-shape.js';
 import { refuseWithoutRequiredScopes } from '../auth/step-up.js';
 import type { RequestTracking } from '../observability/observer.js';
 import type { StatelessRun } from '../session/stateless-dispatcher.js';
@@ -56,8 +56,9 @@ export async function handleSessionEraStateless(req: Req, res: ServerResponse, o
     false,
     `A ${version} client needs a session for sampling, elicitation and roots requests, and this server runs without sessions; use a 2026-07-28 client, or serve 2025-era clients with a LocalSessionManager.`,
   );
-  if (refuseWithoutRequiredScopes(res, o, { authInfo: req.auth, httpRequest: req }, request)) return;
-  return serveStatelessRequest(res, o, request, client, false, requestInfo(req, o));
+  const info = requestInfo(req, o);
+  if (refuseWithoutRequiredScopes(res, o, info, request)) return;
+  return serveStatelessRequest(res, o, request, client, false, info);
 }
 
 function serveStatelessRequest(
@@ -98,7 +99,7 @@ function serveStatelessReply(
     // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
     // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
     const run = startRun(o, request, client, modern, info, tracking, (message) => persisted.send(message));
-    return followPersisted(run, persisted, o, () => writeStatelessReply(res, persisted.channel, 'sse', modern, o, PERSISTED_PRIMING_HOLD_MS, request, tracking));
+    return followPersisted(run, persisted, o, () => writePersistedReply(res, persisted.channel, modern, o, request, tracking));
   }
   const reply = new StatelessReply(res, o, request, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', modern, tracking);
   return reply.follow(startRun(o, request, client, modern, info, tracking, reply.emit));
@@ -146,22 +147,13 @@ const PERSISTED_PRIMING_HOLD_MS = 50;
 const TIMED_OUT = Symbol('timed out');
 
 /**
- * Chooses the reply's shape from its first message: an error answers as JSON (with its own status on
- * 2026-07-28); a final response goes out as JSON in `json`/`auto` mode; anything else (progress first) makes it
- * an SSE stream. In `json` mode notifications are dropped. Priming events are held back for that decision:
- * with `holdMs` 0 until the first message; otherwise at most `holdMs`, after which the SSE headers and the held
- * priming events go out at once and the rest is streamed (an error arriving later is sent on the stream).
+ * Writes a persisted reply: a success is always SSE (only a stream can be resumed). Priming events are held back
+ * for at most `PERSISTED_PRIMING_HOLD_MS` while the first message is awaited, so that an error answering at once
+ * still goes out as JSON with its own status (`replyShape`); after that time, or once a first message that is not
+ * such an error arrives, the SSE headers, the held priming events and the rest of the stream go out (an error
+ * arriving later is sent on the stream).
  */
-async function writeStatelessReply(
-  res: ServerResponse,
-  channel: SseChannel,
-  mode: ReplyMode,
-  modern: boolean,
-  o: ResolvedOptions,
-  holdMs: number,
-  request: JsonRpcRequest,
-  tracking: RequestTracking | undefined,
-): Promise<void> {
+async function writePersistedReply(res: ServerResponse, channel: SseChannel, modern: boolean, o: ResolvedOptions, request: JsonRpcRequest, tracking: RequestTracking | undefined): Promise<void> {
   const held: SseEvent[] = [];
   const startSse = () => {
     res.writeHead(200, SSE_HEADERS);
@@ -169,51 +161,39 @@ async function writeStatelessReply(
   };
   // One outstanding next() at a time: the channel has a single waiter slot.
   let pending = channel.next();
-  if (holdMs > 0) {
-    const deadline = Date.now() + holdMs;
-    for (;;) {
-      const next = await raceTimeout(pending, deadline - Date.now());
-      if (next === TIMED_OUT) {
-        // No message yet: commit to SSE now, so the client has the priming id while the handler runs (with a delayed
-        // stream lease, the headers only: the stream sends its priming event once the lease is held).
-        startSse();
-        if (held.length === 0) res.flushHeaders();
-        return writeStream(res, channel, { keepAlive: o.keepAlive, headersSent: true, pendingNext: pending });
-      }
-      if (next.done || next.value.message !== undefined) break; // decided below, from this same result
-      held.push(next.value);
-      pending = channel.next();
-    }
-  }
+  const deadline = Date.now() + PERSISTED_PRIMING_HOLD_MS;
+  let next: IteratorResult<SseEvent>;
   for (;;) {
-    const next = await pending;
-    if (next.done) {
-      if (!res.headersSent) sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'The request ended without a response'));
-      return;
+    const raced = await raceTimeout(pending, deadline - Date.now());
+    if (raced === TIMED_OUT) {
+      // No message yet: commit to SSE now, so the client has the priming id while the handler runs (with a delayed
+      // stream lease, the headers only: the stream sends its priming event once the lease is held).
+      startSse();
+      if (held.length === 0) res.flushHeaders();
+      return writeStream(res, channel, { keepAlive: o.keepAlive, headersSent: true, pendingNext: pending });
     }
-    const event = next.value;
-    if (event.message === undefined) {
-      held.push(event);
-      pending = channel.next();
-      continue;
-    }
-    const message = event.message;
-    const shape = replyShape(message, mode, modern);
-    if (shape.kind === 'drop') {
-      pending = channel.next();
-      continue;
-    }
-    if (shape.kind === 'json') return sendJson(res, shape.status, message, undefined, (error) => reportUnserialisable(o, request, error, tracking));
-    // SSE from here on: held priming, this first message, then the rest of the channel.
-    startSse();
-    res.write(formatStreamEvent(event));
-    if (!('method' in message)) {
-      res.end();
-      return;
-    }
-    await writeStream(res, channel, { keepAlive: o.keepAlive, headersSent: true });
+    next = raced;
+    if (next.done || next.value.message !== undefined) break;
+    held.push(next.value);
+    pending = channel.next();
+  }
+  if (next.done) {
+    if (!res.headersSent) sendJson(res, 500, errorResponse(null, ErrorCode.InternalError, 'The request ended without a response'));
     return;
   }
+  const event = next.value;
+  const message = event.message!;
+  // In `sse` mode only an error with a 4xx status is JSON; nothing is dropped.
+  const shape = replyShape(message, 'sse', modern);
+  if (shape.kind === 'json') return sendJson(res, shape.status, message, undefined, (error) => reportUnserialisable(o, request, error, tracking));
+  // SSE from here on: held priming, this first message, then the rest of the channel.
+  startSse();
+  res.write(formatStreamEvent(event));
+  if (!('method' in message)) {
+    res.end();
+    return;
+  }
+  await writeStream(res, channel, { keepAlive: o.keepAlive, headersSent: true });
 }
 
 /** `promise`'s value, or `TIMED_OUT` when it has not settled within `ms` (it keeps running). */
