@@ -1,4 +1,4 @@
-import type { SseEvent } from '../store/sse-event.js';
+import type { QueuedEventSource, SseEvent } from '../store/sse-event.js';
 
 /**
  * A live connection's queue of events, consumed by the HTTP layer with `for await`. `end()` lets the consumer
@@ -9,7 +9,7 @@ import type { SseEvent } from '../store/sse-event.js';
  * connection so the client resumes, or ends the stream with an error); producers that can wait use
  * `waitForRoom()`.
  */
-export class SseChannel implements AsyncIterableIterator<SseEvent> {
+export class SseChannel implements AsyncIterableIterator<SseEvent>, QueuedEventSource {
   /**
    * The events waiting for the consumer, oldest first, as a list of `QueuedEvent`s rather than an array: a channel
    * is made per request, and V8 pretenured the array literal that held them (allocated it in the old generation,
