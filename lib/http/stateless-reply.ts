@@ -29,8 +29,7 @@ export class StatelessReply {
   readonly emit: (message: JsonRpcMessage) => Promise<void> | void;
   /** The stream's channel, once the reply is SSE and has more to send than its first message. */
   private channel: SseChannel | undefined;
-  /** Whether the JSON-or-SSE decision was made (or the reply ended before it). */
-  private decided = false;
+  /** The reply has ended: written in full (JSON, or SSE ending with its first message), or the client left. */
   private ended = false;
   private run: StatelessRun | undefined;
   /** An abort asked for before the run was handed over (a handler overflowing its stream synchronously). */
@@ -75,8 +74,8 @@ export class StatelessReply {
       channel.push({ message });
       return channel.waitForRoom();
     }
-    // Nothing more once the reply ended undecided (the client left): the handler is being cancelled.
-    if (!this.decided && !this.ended) this.first(message);
+    // No channel and not ended: nothing was decided yet. Once ended (JSON sent, or the client left), nothing more.
+    if (!this.ended) this.first(message);
   }
 
   /** The first message that shapes the reply: JSON, a stream, or (a notification in `json` mode) nothing yet. */
@@ -84,7 +83,6 @@ export class StatelessReply {
     const res = this.res;
     const shape = replyShape(message, this.mode, this.modern);
     if (shape.kind === 'drop') return;
-    this.decided = true;
     if (shape.kind === 'json') {
       sendJson(res, shape.status, message, undefined, (error) => reportUnserialisable(this.o, this.request, error, this.tracking));
       this.finish();
@@ -122,7 +120,6 @@ export class StatelessReply {
       channel.end();
     } else if (!this.ended) {
       this.tracking?.failed(code, true);
-      this.decided = false; // a notification dropped in `json` mode decided nothing
       this.first(errorResponse(this.request.id, code, message));
     }
     this.abort(new Error(reason));
