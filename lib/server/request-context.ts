@@ -1,6 +1,6 @@
 import type { ClientRequestCapability } from '../protocol/client-requests.js';
 import { ErrorCode } from '../protocol/error-codes.js';
-import type { RequestId } from '../protocol/jsonrpc.js';
+import type { JsonRpcRequest, RequestId } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
 import {
   loggingSeverity,
@@ -20,22 +20,6 @@ import type { OutgoingRequestOptions, RequestChannel } from './request-channel.j
 
 /** What progress, log and notify return when there is nothing to wait for. */
 const SENT: Promise<void> = Promise.resolve();
-
-/** The request a context is made for: its id, its method and its params' `_meta`. */
-export interface ContextRequest {
-  id: RequestId;
-  method: string;
-  params?: Record<string, unknown>;
-}
-
-/** What the HTTP layer passes along with a request. */
-export interface ContextRequestInfo {
-  authInfo?: AuthInfo;
-  /** Whatever the HTTP layer passes along (the Express request). */
-  httpRequest?: unknown;
-  /** Who is asking (the middleware's `principalOf`), if known. */
-  principal?: string;
-}
 
 /**
  * What every handler receives: cancellation, progress, logging, server→client requests and who is asking.
@@ -64,7 +48,12 @@ export class RequestContext {
    * object literal per request: V8 may allocate a literal's objects in the old generation once they often outlive
    * a scavenge, and this one points at the whole request).
    */
-  constructor(request: ContextRequest, client: ClientView, channel: RequestChannel, info: ContextRequestInfo) {
+  constructor(
+    request: Pick<JsonRpcRequest, 'id' | 'method' | 'params'>,
+    client: ClientView,
+    channel: RequestChannel,
+    info: Partial<Pick<RequestContext, 'authInfo' | 'httpRequest' | 'principal'>>,
+  ) {
     this.requestId = request.id;
     this.method = request.method;
     this.meta = request.params?._meta as Record<string, unknown> | undefined;
