@@ -1,9 +1,23 @@
 import type { ServerResponse } from 'node:http';
+import { RecencyList, type RecencyNode } from '../store/recency-list.js';
 import { KEEP_ALIVE_FRAME } from './sse-format.js';
 
-interface Tracked {
-  res: ServerResponse;
-  lastWrite: number;
+/**
+ * An open SSE response the ticker watches; its writer sets `lastWrite` on every write. It is its own node in the
+ * ticker's list, so tracking a response makes one object and no `Set` entry (see `RecencyList`).
+ */
+export class TrackedResponse implements RecencyNode<TrackedResponse> {
+  older: RecencyNode<TrackedResponse> | undefined = undefined;
+  newer: RecencyNode<TrackedResponse> | undefined = undefined;
+  constructor(
+    readonly res: ServerResponse,
+    /** `Date.now()` of its last write. */
+    public lastWrite: number,
+  ) {}
+
+  get value(): TrackedResponse {
+    return this;
+  }
 }
 
 /**
@@ -11,15 +25,15 @@ interface Tracked {
  * the responses that have been silent for `interval` ms.
  */
 export class KeepAliveTicker {
-  private readonly open = new Set<Tracked>();
+  private readonly open = new RecencyList<TrackedResponse>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly interval: number) {}
 
-  track(res: ServerResponse): Tracked | undefined {
+  track(res: ServerResponse): TrackedResponse | undefined {
     if (this.interval <= 0) return undefined;
-    const tracked: Tracked = { res, lastWrite: Date.now() };
-    this.open.add(tracked);
+    const tracked = new TrackedResponse(res, Date.now());
+    this.open.append(tracked);
     if (!this.timer) {
       this.timer = setInterval(() => this.tick(), Math.max(10, this.interval / 2));
       this.timer.unref();
@@ -27,8 +41,8 @@ export class KeepAliveTicker {
     return tracked;
   }
 
-  untrack(tracked: Tracked | undefined): void {
-    if (tracked) this.open.delete(tracked);
+  untrack(tracked: TrackedResponse | undefined): void {
+    if (tracked) this.open.remove(tracked);
   }
 
   private tick(): void {
@@ -39,7 +53,7 @@ export class KeepAliveTicker {
       return;
     }
     const now = Date.now();
-    for (const tracked of this.open) {
+    for (const tracked of this.open.values()) {
       if (now - tracked.lastWrite >= this.interval && !tracked.res.writableEnded) {
         tracked.res.write(KEEP_ALIVE_FRAME);
         tracked.lastWrite = now;
@@ -47,4 +61,3 @@ export class KeepAliveTicker {
     }
   }
 }
-

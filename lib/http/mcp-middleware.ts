@@ -139,7 +139,7 @@ export function createMcpMiddleware(options: McpMiddlewareOptions, defaultSessio
  */
 async function drainStatelessRuns(o: ResolvedOptions, timeoutMs: number): Promise<void> {
   await waitWhile(() => o.statelessRuns.size > 0, timeoutMs);
-  for (const run of [...o.statelessRuns]) run.stop();
+  for (const run of [...o.statelessRuns.values()]) run.stop();
 }
 
 /** A request the Host/Origin checks refused: answered, and reported (a misconfigured `allowedHosts` shows up here). */

@@ -16,6 +16,7 @@ import { ListenRegistry } from './listen-registry.js';
 import { TaskBusBridge } from '../tasks/task-bus-bridge.js';
 import type { McpEvent, SessionLifecycleEvent } from '../observability/events.js';
 import { Observer } from '../observability/observer.js';
+import { RecencyList } from '../store/recency-list.js';
 
 /** Options of `mcpMiddleware`. Only `server` is required. */
 export interface McpMiddlewareOptions {
@@ -160,7 +161,7 @@ export interface ResolvedOptions {
   /** `close()` was called: every request gets 503. */
   closing: boolean;
   /** Stateless requests running now: each entry ends its request with an error response (for `close()`). */
-  statelessRuns: Set<{ stop(): void }>;
+  statelessRuns: RecencyList<{ stop(): void }>;
   maxBufferedBytes: number;
   onError: (error: unknown) => void;
   /** The `onEvent` hook and tracing; `observer.active` is false when neither is on. */
@@ -264,7 +265,7 @@ export function resolveOptions(options: McpMiddlewareOptions, defaultSessionMana
     serverEvents,
     taskEvents,
     closing: false,
-    statelessRuns: new Set(),
+    statelessRuns: new RecencyList(),
     maxBufferedBytes,
     paramHeaders(request) {
       if (request.method !== 'tools/call' || typeof request.params?.name !== 'string') return undefined;

@@ -109,9 +109,9 @@ function serveStatelessReply(
 async function followPersisted(run: StatelessRun, persisted: PersistedReply, o: ResolvedOptions, write: () => Promise<void>): Promise<void> {
   // On close(), once the drain time is up, the handler stops (the session manager stores the error ending).
   const stoppable = { stop: () => run.ctx.abort(new Error(SHUTDOWN_REASON)) };
-  o.statelessRuns.add(stoppable);
+  const running = o.statelessRuns.add(stoppable);
   void run.done.finally(() => {
-    o.statelessRuns.delete(stoppable);
+    o.statelessRuns.remove(running);
     persisted.complete();
   }).catch(o.onError);
   await write();

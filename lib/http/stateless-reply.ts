@@ -10,6 +10,7 @@ import { sendJson } from './respond.js';
 import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
+import type { RecencyNode } from '../store/recency-list.js';
 
 /** Why a stateless request still running when a drain ended was stopped. */
 export const SHUTDOWN_REASON = 'the server instance handling this request shut down before it finished';
@@ -35,6 +36,8 @@ export class StatelessReply {
   /** An abort asked for before the run was handed over (a handler overflowing its stream synchronously). */
   private abortBeforeRun: Error | undefined;
   private offClose: (() => void) | undefined;
+  /** Its entry in `statelessRuns`, while the handler runs. */
+  private running: RecencyNode<{ stop(): void }> | undefined;
   private settle: ((error?: unknown) => void) | undefined;
 
   constructor(
@@ -52,7 +55,7 @@ export class StatelessReply {
   follow(run: StatelessRun): Promise<void> {
     this.run = run;
     if (this.abortBeforeRun) run.ctx.abort(this.abortBeforeRun);
-    this.o.statelessRuns.add(this);
+    this.running = this.o.statelessRuns.add(this);
     run.done.then(() => this.runEnded(), this.o.onError);
     if (this.ended) return Promise.resolve();
     const finished = new Promise<void>((resolve, reject) => {
@@ -127,7 +130,7 @@ export class StatelessReply {
 
   /** The handler's run settled: a stream ends once what it holds is written; no response at all is a fault. */
   private runEnded(): void {
-    this.o.statelessRuns.delete(this);
+    if (this.running) this.o.statelessRuns.remove(this.running);
     if (this.channel) {
       this.channel.end();
       return;

@@ -58,3 +58,31 @@ test('values() lets the caller remove the item it just got (the TTL sweep does)'
   expect([...list.values()]).toEqual(['c']);
   expect(list.size).toBe(1);
 });
+
+test('append() links a node the caller made (its own value), and removing a node twice leaves the list as it was', () => {
+  class Entry implements RecencyNode<Entry> {
+    older: RecencyNode<Entry> | undefined;
+    newer: RecencyNode<Entry> | undefined;
+    constructor(readonly name: string) {}
+    get value(): Entry {
+      return this;
+    }
+  }
+  const list = new RecencyList<Entry>();
+  const [a, b, c] = ['a', 'b', 'c'].map((name) => new Entry(name));
+  for (const entry of [a, b, c]) list.append(entry);
+  expect([...list.values()].map((e) => e.name)).toEqual(['a', 'b', 'c']);
+  list.remove(b);
+  list.remove(b);
+  list.remove(a);
+  list.remove(a);
+  expect([...list.values()].map((e) => e.name)).toEqual(['c']);
+  expect(list.size).toBe(1);
+  expect(list.oldest()).toBe(c);
+  list.remove(c);
+  list.remove(c);
+  expect(list.size).toBe(0);
+  expect(list.oldest()).toBeUndefined();
+  list.append(b);
+  expect([...list.values()]).toEqual([b]);
+});
