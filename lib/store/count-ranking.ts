@@ -5,7 +5,8 @@
 export class CountRanking<T> {
   /** `buckets[n]`: the items whose count is n (n ≥ 1), in no particular order. */
   private readonly buckets: T[][] = [];
-  private readonly places = new Map<T, { count: number; index: number }>();
+  /** Each ranked item's place, changed in place as its count moves (no map entry is made or dropped per step). */
+  private readonly places = new Map<T, RankPlace>();
   private top = 0;
 
   /** Sets an item's count; 0 removes it. */
@@ -13,19 +14,17 @@ export class CountRanking<T> {
     const place = this.places.get(item);
     if (place) {
       if (place.count === count) return;
-      const bucket = this.buckets[place.count];
-      const last = bucket.pop()!;
-      if (last !== item) {
-        bucket[place.index] = last;
-        this.places.get(last)!.index = place.index;
+      this.leaveBucket(place);
+      if (count > 0) {
+        place.count = count;
+        this.joinBucket(item, place);
+      } else {
+        this.places.delete(item);
       }
-      this.places.delete(item);
-    }
-    if (count > 0) {
-      const bucket = (this.buckets[count] ??= []);
-      this.places.set(item, { count, index: bucket.length });
-      bucket.push(item);
-      if (count > this.top) this.top = count;
+    } else if (count > 0) {
+      const created = new RankPlace(count);
+      this.places.set(item, created);
+      this.joinBucket(item, created);
     }
     while (this.top > 0 && (this.buckets[this.top]?.length ?? 0) === 0) this.top--;
   }
@@ -35,4 +34,27 @@ export class CountRanking<T> {
     const item = this.buckets[this.top]?.[0];
     return item === undefined ? undefined : { item, count: this.top };
   }
+
+  private joinBucket(item: T, place: RankPlace): void {
+    const bucket = (this.buckets[place.count] ??= []);
+    place.index = bucket.length;
+    bucket.push(item);
+    if (place.count > this.top) this.top = place.count;
+  }
+
+  /** Takes the item out of its bucket; the bucket's last item fills its slot. */
+  private leaveBucket(place: RankPlace): void {
+    const bucket = this.buckets[place.count];
+    const last = bucket.pop()!;
+    if (place.index < bucket.length) {
+      bucket[place.index] = last;
+      this.places.get(last)!.index = place.index;
+    }
+  }
+}
+
+/** Where an item sits: its count, and its slot in that count's bucket. */
+class RankPlace {
+  index = 0;
+  constructor(public count: number) {}
 }
