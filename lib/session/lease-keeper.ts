@@ -2,6 +2,7 @@ import type { RequestId } from '../protocol/jsonrpc.js';
 import type { EventStore } from '../store/event-store.js';
 import type { SseStream } from '../store/sse-event.js';
 import type { StreamLeases } from '../store/stream-leases.js';
+import { RecencyList } from '../store/recency-list.js';
 import { followFromStore } from './store-follow.js';
 
 /**
@@ -75,8 +76,8 @@ export class LeaseKeeper {
   private pendingTimer: NodeJS.Timeout | undefined;
   /** `stop()` was called: no more leases (the manager is shutting down). */
   private stopped = false;
-  /** Releases waiting for their stream's last events to be stored. */
-  private readonly releasing = new Set<Promise<void>>();
+  /** Streams waiting to be stored (and their leases released): a list, not a Set (see `RecencyList`). */
+  private readonly releasing = new RecencyList<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: LeaseKeeperOptions) {}
@@ -137,13 +138,13 @@ export class LeaseKeeper {
     if (!this.options.leases || this.pending.delete(stream.streamId)) done = stream.stored();
     else if (this.held.has(stream.streamId)) done = stream.stored().then(() => this.release(stream.streamId));
     else return; // released already
-    this.releasing.add(done);
-    void done.then(() => this.releasing.delete(done));
+    const entry = this.releasing.add(done);
+    void done.then(() => this.releasing.remove(entry));
   }
 
   /** Resolves once every stream given to `releaseWhenStored` so far is stored and its lease released (drain). */
   async settled(): Promise<void> {
-    await Promise.all([...this.releasing]);
+    await Promise.all([...this.releasing.values()]);
   }
 
   /** Stops: no lease is taken any more, and the leases still held lapse within `ttlMs` (as a lost instance's do). */
