@@ -30,7 +30,7 @@ export interface WriteOptions {
 
 /**
  * Writes a stream as one SSE response and ends it when the stream ends, so keep-alive clients reuse the
- * connection. A client that goes away detaches from the stream (`return()`); it is not a cancellation. A
+ * connection. Events are written at the end of the tick they arrive in, together with whatever else arrives in it. A client that goes away detaches from the stream (`return()`); it is not a cancellation. A
  * response that is already closed when this is called (the client left while something awaited) detaches at
  * once and writes nothing.
  */
@@ -53,6 +53,17 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
     tracked = options.keepAlive.track(res);
   };
   let pending = options.pendingNext;
+  // Frames not written yet: events that arrive within the same tick (a priming event, then a response that an
+  // EventStore acknowledged a few promise steps later) share one write, which is one HTTP chunk, not one each.
+  let held = '';
+  let flushQueued = false;
+  const writeHeld = () => {
+    flushQueued = false;
+    if (held === '' || gone || res.writableEnded) return;
+    res.write(held);
+    held = '';
+    if (tracked) tracked.lastWrite = Date.now();
+  };
   try {
     if (gone) {
       pending?.catch(() => undefined); // detached already: the pending next() settles as done
@@ -66,6 +77,9 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       if (options.flushHeaders) res.flushHeaders();
     }
     for (;;) {
+      // Backpressure: while the socket is congested nothing more is pulled, so events wait in the stream's
+      // bounded queue (see SseChannel) instead of piling up in the socket's buffer.
+      if (res.writableNeedDrain) await drained(res);
       const next = await (pending ?? iterator.next());
       pending = undefined;
       if (next.done || gone) break;
@@ -80,25 +94,27 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
         start();
       }
       if (res.writableEnded) break;
-      let frames = formatStreamEvent(event);
+      held += formatStreamEvent(event);
       // At most a socket buffer's worth: what waits beyond that stays in the channel's bounded queue (backpressure).
-      while (channel && frames.length < res.writableHighWaterMark) {
+      while (channel && held.length < res.writableHighWaterMark) {
         const queued = channel.takeQueued();
         if (queued === undefined) break;
-        frames += formatStreamEvent(queued);
+        held += formatStreamEvent(queued);
       }
-      const flowing = res.write(frames);
-      if (tracked) tracked.lastWrite = Date.now();
       if (channel?.exhausted) break;
-      // Backpressure: while the socket is congested nothing more is pulled, so events wait in the stream's
-      // bounded queue (see SseChannel) instead of piling up in the socket's buffer.
-      if (!flowing) await drained(res);
+      // Written at the end of this tick, with whatever else arrives by then; a buffer's worth is written now.
+      if (held.length >= res.writableHighWaterMark) writeHeld();
+      else if (!flushQueued) {
+        flushQueued = true;
+        process.nextTick(writeHeld);
+      }
     }
     if (gone) return;
     if (!started) {
       // The stream ended without a message (e.g. the request was cancelled): an empty SSE stream says so.
       start();
     }
+    writeHeld();
     res.end();
   } catch (error) {
     void iterator.return?.();

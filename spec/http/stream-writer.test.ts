@@ -1,7 +1,8 @@
 /**
  * writeStream with a channel: the events a channel already holds go out in one write with the one awaited (at most
  * a socket buffer's worth), in order, and a channel that has ended with nothing left ends the response at once;
- * a channel watched by the observer (`onEvent`, tracing) is written the same way, and every event is seen.
+ * a channel watched by the observer (`onEvent`, tracing) is written the same way, and every event is seen; events
+ * that arrive within one tick share a write, and none is held past its tick.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -81,5 +82,32 @@ describe('writeStream', () => {
     expect(parseSse(body).map((e) => e.id)).toEqual(['p', 'e1', 'e2']);
     expect(writes).toHaveLength(1);
     expect(events.find((event) => event.type === 'request.end')).toMatchObject({ outcome: 'ok' });
+  });
+
+  test('events that arrive a few promise steps apart in the same tick share one write (a stored response after its priming event)', async () => {
+    const { body, writes } = await serveChannel((channel) => {
+      channel.push({ id: 'p', retry: 1000 });
+      // As an EventStore's acknowledgement does: the response comes after the writer has taken the priming event.
+      void Promise.resolve()
+        .then(() => Promise.resolve())
+        .then(() => {
+          channel.push({ id: 'e1', message: { jsonrpc: '2.0', id: 1, result: { content: [] } } });
+          channel.end();
+        });
+    });
+    expect(parseSse(body).map((e) => e.id)).toEqual(['p', 'e1']);
+    expect(writes).toHaveLength(1);
+  });
+
+  test('an event is not held back past its tick: one that comes later gets a write of its own', async () => {
+    const { body, writes } = await serveChannel((channel) => {
+      channel.push({ id: 'p', retry: 1000 });
+      setTimeout(() => {
+        channel.push({ id: 'e1', message: { jsonrpc: '2.0', id: 1, result: { content: [] } } });
+        channel.end();
+      }, 30);
+    });
+    expect(parseSse(body).map((e) => e.id)).toEqual(['p', 'e1']);
+    expect(writes).toHaveLength(2);
   });
 });
