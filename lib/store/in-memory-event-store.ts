@@ -101,11 +101,14 @@ export class InMemoryEventStore implements EventStore {
     const now = Date.now();
     this.sweep(now);
     const seq = ++this.seq;
+    const size = sizeOf(event);
+    const record: SeqEvent = { seq, event: { message: event.message, retry: event.retry }, size };
     let log = this.streams.get(streamId);
     if (!log) {
       const owner = this.ownerFor(streamId);
-      // The two recency nodes point back at the log: they are set right below.
-      const created = { streamId, owner, startSeq: seq, droppedUpTo: 0, events: [], bytes: 0, lastWrite: now, complete: false } as unknown as StreamLog;
+      // The two recency nodes point back at the log: they are set right below. `events` starts with its event:
+      // an empty array grows to 16 slots on its first push, and most streams keep one or two events.
+      const created = { streamId, owner, startSeq: seq, droppedUpTo: 0, events: [record], bytes: 0, lastWrite: now, complete: false } as unknown as StreamLog;
       created.recency = this.recency.add(created);
       created.ownerRecency = owner.streams.add(created);
       this.ownersByStreams.set(owner, owner.streams.size);
@@ -114,9 +117,8 @@ export class InMemoryEventStore implements EventStore {
     } else {
       this.recency.touch(log.recency);
       log.owner.streams.touch(log.ownerRecency);
+      log.events.push(record);
     }
-    const size = sizeOf(event);
-    log.events.push({ seq, event: { message: event.message, retry: event.retry }, size });
     this.grow(log, size);
     log.lastWrite = now;
     if (log.events.length > this.maxEventsPerStream) this.dropOldestEvent(log);
