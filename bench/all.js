@@ -9,7 +9,8 @@
 //   npm run bench:smoke                     # = node bench/all.js --smoke: each step briefly, every answer checked
 //
 // Options: --smoke; --skip <step,step> (throughput, resume, memory, fanout, redis-trips, socket-writes, in-process,
-// profiles, native-profiles, gc-profiles, chart); native-profiles is skipped with a notice where perf does not work;
+// session-layer, profiles, native-profiles, gc-profiles, chart); native-profiles is skipped with a notice where perf
+// does not work;
 // --head: measure the last commit, not the working tree: `git archive HEAD` is built (CommonJS) in a temp
 // directory and every step uses it (BENCH_DIST), so edits in progress in lib/ do not get measured.
 // bench/run.js options can be given through its environment variables (BENCH_ROUNDS, BENCH_DURATION...).
@@ -43,6 +44,7 @@ const steps = smoke
       ['redis-trips', ['bench/redis-trips.js', '--smoke']],
       ['socket-writes', ['bench/socket-writes.js', '--smoke']],
       ['in-process', ['bench/in-process.js', '--smoke']],
+      ['session-layer', ['bench/session-layer.js', '--smoke']],
       ['gc-profiles', ['bench/run.js', '--gc-profile', 'node-mcp-session', '--duration', '1', '--warmup', '1']],
       // docs/benchmarks.md and docs/benchmarks.svg are what the committed bench/results give (no hand-edited figures).
       ['chart', ['scripts/bench-chart.js', '--check']],
@@ -55,6 +57,7 @@ const steps = smoke
       ['redis-trips', ['bench/redis-trips.js']],
       ['socket-writes', ['bench/socket-writes.js']],
       ['in-process', ['bench/in-process.js']],
+      ['session-layer', ['bench/session-layer.js']],
       ...PROFILED.map((target) => ['profiles', ['bench/run.js', '--profile', target, '--duration', '6', '--warmup', '2']]),
       ['profiles', ['bench/fanout.js', '--profile', '--notifications', '3']],
       // perf profiles (kernel and native code too): only where perf works (Linux, root or perf_event_paranoid <= 1).

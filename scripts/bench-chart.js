@@ -32,6 +32,7 @@ const fanout = read('fanout');
 const trips = read('redis-trips');
 const writes = read('socket-writes');
 const inProcess = read('in-process');
+const sessionLayer = read('session-layer');
 const PROFILE_ORDER = ['node-floor', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-redis', 'fanout'];
 const rank = (target) => (PROFILE_ORDER.includes(target) ? PROFILE_ORDER.indexOf(target) : PROFILE_ORDER.length);
 /** The summaries bench/run.js wrote as <scenario>-<target>.json, in PROFILE_ORDER (then by name). */
@@ -262,6 +263,17 @@ function markdown(goalList) {
       const s = row(r.target);
       out.push(`| \`${r.target}\` | ${fmt(r.cpuUsPerCall, 1)} | ${r.target === 'node-floor' ? '' : fmt(r.overFloorUs, 1)} | ${floor ? fmt(r.cpuUsPerCall / floor.cpuUsPerCall, 2) : '–'} | ${!s ? '' : s.target === s.baseline ? '1.00' : `${fmt(s.pairedRatio, 2)} (\`${s.baseline}\`)`} |`);
     }
+    out.push('');
+  }
+  if (sessionLayer) {
+    out.push('### The session layer alone (bench/session-layer.js: `createStream` to the last event, SSE frames, no HTTP)');
+    out.push('');
+    out.push(`\`LocalSessionManager.createStream\` for a session of the process, its stream read to the end and framed as the HTTP layer frames it: the session machinery of one \`tools/call\`, without the HTTP layer, and what the in-memory stores add at several \`maxStreams\` (the store evicts a stream per call once full). Each figure is the least CPU per call over ${sessionLayer.settings.rounds} rounds of ${sessionLayer.settings.calls} calls, each configuration in a process of its own.`);
+    out.push('');
+    out.push('| configuration | CPU µs per call | median round (µs) | over no stores (µs) |');
+    out.push('| --- | ---: | ---: | ---: |');
+    const bare = sessionLayer.results.find((r) => r.maxStreams === undefined);
+    for (const r of sessionLayer.results) out.push(`| ${r.name} | ${fmt(r.perCall, 2)} | ${fmt(r.medianRound, 2)} | ${r === bare || !bare ? '' : fmt(r.perCall - bare.perCall, 2)} |`);
     out.push('');
   }
   const budget = budgetTable();
