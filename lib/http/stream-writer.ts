@@ -30,9 +30,10 @@ export interface WriteOptions {
 
 /**
  * Writes a stream as one SSE response and ends it when the stream ends, so keep-alive clients reuse the
- * connection. Events are written at the end of the tick they arrive in, together with whatever else arrives in it. A client that goes away detaches from the stream (`return()`); it is not a cancellation. A
- * response that is already closed when this is called (the client left while something awaited) detaches at
- * once and writes nothing.
+ * connection. Events are written at the end of the tick they arrive in, together with whatever else arrives in
+ * it. A client that goes away detaches from the stream (`return()`); it is not a cancellation. A response that is
+ * already closed when this is called (the client left while something awaited) detaches at once and writes
+ * nothing.
  */
 export async function writeStream(res: ServerResponse, stream: SseStream, options: WriteOptions): Promise<void> {
   const iterator = stream[Symbol.asyncIterator]();

@@ -16,11 +16,11 @@ class RecencyListNode<T> implements RecencyNode<T> {
 
 /**
  * Items in the order they were last touched, oldest first: append, touch (move to the newest end), remove and the
- * oldest item in O(1), with no allocation beyond the node (none for `append`). Also what per-request registries use
- * instead of a `Set`: a `Set` that a request joins and leaves rebuilds its hash table as it goes between empty and
- * non-empty, a runtime call each way. A `Map` kept in that order (delete, then set again) does the same in theory, but V8 leaves a
- * hole for every deleted entry until the table is rebuilt, and iterating from the oldest end walks over those holes:
- * under steady churn that made finding the oldest item cost as much as the rest of a store write.
+ * oldest item in O(1), with no allocation beyond the node (none for `append`). A `Map` kept in that order (delete,
+ * then set again) does the same in theory, but V8 leaves a hole for every deleted entry until the table is rebuilt,
+ * and iterating from the oldest end walks over those holes: under steady churn that made finding the oldest item
+ * cost as much as the rest of a store write. Per-request registries use it instead of a `Set` too: a `Set` that
+ * each request joins and leaves makes a new hash table whenever it goes between empty and non-empty.
  */
 export class RecencyList<T> {
   private oldestNode: RecencyNode<T> | undefined;

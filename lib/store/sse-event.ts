@@ -43,5 +43,6 @@ const MAX_SSE_ID_LENGTH = 1024;
 export function isSafeSseField(value: unknown): value is string {
   // Three indexOf calls, not a regular expression: every id of every event is checked, and a test of /[\r\n\0]/
   // took half as long again (71 against 48 ns for a 55-character id).
-  return typeof value === 'string' && value.length <= MAX_SSE_ID_LENGTH && value.indexOf('\n') === -1 && value.indexOf('\r') === -1 && value.indexOf('\0') === -1;
+  if (typeof value !== 'string' || value.length > MAX_SSE_ID_LENGTH) return false;
+  return value.indexOf('\n') === -1 && value.indexOf('\r') === -1 && value.indexOf('\0') === -1;
 }
