@@ -7,11 +7,9 @@ export interface RecencyNode<T> {
 
 /** The node `add` makes: a class, so that V8 never pretenures it as an allocation site (see docs/benchmarks.md). */
 class RecencyListNode<T> implements RecencyNode<T> {
-  older: RecencyNode<T> | undefined;
+  older: RecencyNode<T> | undefined = undefined;
   newer: RecencyNode<T> | undefined = undefined;
-  constructor(readonly value: T, older: RecencyNode<T> | undefined) {
-    this.older = older;
-  }
+  constructor(readonly value: T) {}
 }
 
 /**
@@ -33,8 +31,8 @@ export class RecencyList<T> {
 
   /** Appends `value` as the newest item; keep the node to touch or remove it. */
   add(value: T): RecencyNode<T> {
-    const node = new RecencyListNode(value, this.newestNode);
-    this.link(node);
+    const node = new RecencyListNode(value);
+    this.append(node);
     return node;
   }
 
@@ -42,7 +40,10 @@ export class RecencyList<T> {
   append(node: RecencyNode<T>): void {
     node.older = this.newestNode;
     node.newer = undefined;
-    this.link(node);
+    if (this.newestNode) this.newestNode.newer = node;
+    else this.oldestNode = node;
+    this.newestNode = node;
+    this.count++;
   }
 
   /** Makes a node of this list the newest. */
@@ -86,13 +87,6 @@ export class RecencyList<T> {
       yield node.value;
       node = next;
     }
-  }
-
-  private link(node: RecencyNode<T>): void {
-    if (this.newestNode) this.newestNode.newer = node;
-    else this.oldestNode = node;
-    this.newestNode = node;
-    this.count++;
   }
 
   private unlink(node: RecencyNode<T>): void {
