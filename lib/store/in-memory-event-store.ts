@@ -26,28 +26,45 @@ export interface InMemoryEventStoreOptions {
   ownerOf?: (streamId: string) => string;
 }
 
-interface SeqEvent {
-  seq: number;
-  event: SseEvent;
-  size: number;
+/** One kept event: its store seq, what it carried (on the record itself, not a copy of the event) and its size for `maxBytes`. */
+class SeqEvent {
+  constructor(
+    readonly seq: number,
+    readonly message: SseEvent['message'],
+    readonly retry: number | undefined,
+    readonly size: number,
+  ) {}
 }
 
-interface StreamLog {
-  streamId: string;
-  owner: Owner;
-  /** Store seq of the first event of this incarnation of the stream id; earlier seqs on it are from an evicted one. */
-  startSeq: number;
+/**
+ * One stream's kept events. A class with every field set in its constructor (an object literal given fields later
+ * keeps them in a second backing store), and its own node in the store's recency list (the owner's list has a node
+ * of its own): two objects fewer per kept stream.
+ */
+class StreamLog implements RecencyNode<StreamLog> {
+  older: RecencyNode<StreamLog> | undefined = undefined;
+  newer: RecencyNode<StreamLog> | undefined = undefined;
   /** Seq of the last event dropped for `maxEventsPerStream` or bytes, or 0 if none was dropped. */
-  droppedUpTo: number;
-  /** Kept events, in increasing seq order. */
-  events: SeqEvent[];
-  bytes: number;
-  lastWrite: number;
-  complete: boolean;
-  /** Its place among all streams, least recently written first. */
-  recency: RecencyNode<StreamLog>;
-  /** Its place among its owner's streams, least recently written first. */
-  ownerRecency: RecencyNode<StreamLog>;
+  droppedUpTo = 0;
+  bytes = 0;
+  complete = false;
+  /** Its place among its owner's streams, least recently written first (set when it joins them). */
+  ownerRecency: RecencyNode<StreamLog> | undefined = undefined;
+
+  constructor(
+    readonly streamId: string,
+    readonly owner: Owner,
+    /** Store seq of the first event of this incarnation of the stream id; earlier seqs on it are from an evicted one. */
+    readonly startSeq: number,
+    /** Kept events, in increasing seq order. It starts with its first event: an empty array grows to 16 slots on its first push, and most streams keep one or two events. */
+    readonly events: SeqEvent[],
+    public lastWrite: number,
+  ) {}
+
+  /** As a node of the store's recency list, the log is its own value. */
+  get value(): StreamLog {
+    return this;
+  }
 }
 
 /** One owner's streams, least recently written first, and the bytes they hold. */
@@ -102,21 +119,18 @@ export class InMemoryEventStore implements EventStore {
     this.sweep(now);
     const seq = ++this.seq;
     const size = sizeOf(event);
-    const record: SeqEvent = { seq, event: { message: event.message, retry: event.retry }, size };
+    const record = new SeqEvent(seq, event.message, event.retry, size);
     let log = this.streams.get(streamId);
     if (!log) {
       const owner = this.ownerFor(streamId);
-      // The two recency nodes point back at the log: they are set right below. `events` starts with its event:
-      // an empty array grows to 16 slots on its first push, and most streams keep one or two events.
-      const created = { streamId, owner, startSeq: seq, droppedUpTo: 0, events: [record], bytes: 0, lastWrite: now, complete: false } as unknown as StreamLog;
-      created.recency = this.recency.add(created);
-      created.ownerRecency = owner.streams.add(created);
+      log = new StreamLog(streamId, owner, seq, [record], now);
+      this.recency.append(log);
+      log.ownerRecency = owner.streams.add(log);
       this.ownersByStreams.set(owner, owner.streams.size);
-      log = created;
       this.streams.set(streamId, log);
     } else {
-      this.recency.touch(log.recency);
-      log.owner.streams.touch(log.ownerRecency);
+      this.recency.touch(log);
+      log.owner.streams.touch(log.ownerRecency!);
       log.events.push(record);
     }
     this.grow(log, size);
@@ -137,7 +151,7 @@ export class InMemoryEventStore implements EventStore {
     const start = position.seq < log.startSeq ? 0 : firstAfter(log.events, position.seq);
     // Copy first: events stored while the consumer is slow must not shift what this replay yields.
     const events = log.events.slice(start);
-    for (const { seq, event } of events) yield { id: formatEventId(position.streamId, seq), event };
+    for (const { seq, message, retry } of events) yield { id: formatEventId(position.streamId, seq), event: { message, retry } };
   }
 
   streamIdOf(eventId: string): string | undefined {
@@ -193,8 +207,8 @@ export class InMemoryEventStore implements EventStore {
 
   private dropStream(log: StreamLog): void {
     this.streams.delete(log.streamId);
-    this.recency.remove(log.recency);
-    log.owner.streams.remove(log.ownerRecency);
+    this.recency.remove(log);
+    log.owner.streams.remove(log.ownerRecency!);
     this.ownersByStreams.set(log.owner, log.owner.streams.size);
     this.grow(log, -log.bytes);
     if (log.owner.streams.size === 0) this.owners.delete(log.owner.key);
