@@ -20,6 +20,8 @@ export interface LeasedStream {
   holdDelivery(leaseNow?: () => Promise<void>): void;
   releaseDelivery(): void;
   stored(): Promise<void>;
+  /** False when `stored()` has nothing to wait for (unset: unknown, so it is awaited). */
+  readonly storing?: boolean;
 }
 
 /** The `leaseDelayMs` option of a session manager: 0 or more ms, or its default; a TypeError naming it otherwise. */
@@ -132,11 +134,13 @@ export class LeaseKeeper {
    * there by then. Without leases, it only waits for those writes (for `settled`). Call it for streams with an
    * EventStore only.
    */
-  releaseWhenStored(stream: { readonly streamId: string; stored(): Promise<void> }): void {
+  releaseWhenStored(stream: Pick<LeasedStream, 'streamId' | 'stored' | 'storing'>): void {
     let done: Promise<void>;
     // Completed before its lease was due: none is taken; the stream delivers once its events are stored.
-    if (!this.options.leases || this.pending.delete(stream.streamId)) done = stream.stored();
-    else if (this.held.has(stream.streamId)) done = stream.stored().then(() => this.release(stream.streamId));
+    if (!this.options.leases || this.pending.delete(stream.streamId)) {
+      if (stream.storing === false) return; // stored already (a store whose writes are done when they return): nothing to wait for
+      done = stream.stored();
+    } else if (this.held.has(stream.streamId)) done = stream.stored().then(() => this.release(stream.streamId));
     else return; // released already
     const entry = this.releasing.add(done);
     void done.then(() => this.releasing.remove(entry));

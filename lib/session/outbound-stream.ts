@@ -1,6 +1,7 @@
 import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js';
 import type { EventStore } from '../store/event-store.js';
+import { immediateWritesOf, type ImmediateWrites } from '../store/immediate-writes.js';
 import type { RecencyNode } from '../store/recency-list.js';
 import { formatLocalEventId } from './local-event-id.js';
 import { SseChannel } from './sse-channel.js';
@@ -74,6 +75,8 @@ export class OutboundStream {
   private readonly maxBufferedBytes: number;
   private readonly sseRetry: number;
   private readonly eventStore: EventStore | undefined;
+  /** The store's writes that are done when they return (`InMemoryEventStore`), if it has them. */
+  private readonly immediateWrites: ImmediateWrites | undefined;
   private readonly onStoreError: (error: unknown) => void;
   private readonly onCacheBytes: ((delta: number) => void) | undefined;
   /** Keeps store writes (and what follows them) in order. */
@@ -109,6 +112,7 @@ export class OutboundStream {
     this.maxBufferedBytes = options.maxBufferedBytes;
     this.sseRetry = options.sseRetry;
     this.eventStore = options.eventStore;
+    this.immediateWrites = immediateWritesOf(options.eventStore);
     this.onStoreError = options.onStoreError;
     this.onCacheBytes = options.onCacheBytes;
   }
@@ -154,6 +158,11 @@ export class OutboundStream {
   /** Resolves once every store write queued so far is done (at once when none is pending); never rejects. */
   stored(): Promise<void> {
     return this.tail ?? Promise.resolve();
+  }
+
+  /** True while store writes (or steps queued behind them) are pending: `stored()` would wait. */
+  get storing(): boolean {
+    return this.tail !== undefined;
   }
 
   /**
@@ -215,7 +224,8 @@ export class OutboundStream {
       // A finished stream is only replayed: keep each event's JSON text, not the message objects too. (New
       // objects: a connection may still hold the old ones in its queue.)
       this.cache = this.cache.map((event) => (event.message === undefined ? event : { id: event.id, seq: event.seq, retry: event.retry, data: event.data }));
-      if (this.eventStore?.completeStream) this.eventStore.completeStream(this.streamId).catch(this.onStoreError);
+      if (this.immediateWrites) this.immediateWrites.completeStreamNow(this.streamId);
+      else if (this.eventStore?.completeStream) this.eventStore.completeStream(this.streamId).catch(this.onStoreError);
     });
   }
 
@@ -325,6 +335,17 @@ export class OutboundStream {
       this.record(event);
       return true;
     }
+    // A store whose writes are done when they return, with nothing queued before this one: stored and delivered now.
+    if (this.immediateWrites && !this.tail && !this.storeFailed) {
+      try {
+        this.acceptStoredId(event, this.immediateWrites.storeEventNow(this.streamId, { message: event.message, retry: event.retry, data: event.data }));
+      } catch (error) {
+        this.storeFailed = true;
+        this.onStoreError(error);
+      }
+      this.record(event);
+      return true;
+    }
     const store = this.eventStore;
     // A store that keeps the order of writes made without waiting gets this one now (pipelined with the stream's
     // other writes); any other store gets it once the previous write is done. Either way the events are recorded
@@ -339,10 +360,7 @@ export class OutboundStream {
         return;
       }
       try {
-        const id = await (early ?? this.store(store, event));
-        // An id that cannot stand on an SSE line (CR, LF, NUL) would let the store inject fields: send without it.
-        if (isSafeSseField(id)) event.id = id;
-        else this.onStoreError(new TypeError(`EventStore.storeEvent returned an event id that cannot be written to an SSE stream (${JSON.stringify(String(id).slice(0, 64))}); ids must be strings without CR, LF or NUL, at most 1024 characters`));
+        this.acceptStoredId(event, await (early ?? this.store(store, event)));
       } catch (error) {
         this.storeFailed = true;
         this.onStoreError(error);
@@ -350,6 +368,13 @@ export class OutboundStream {
       this.record(event);
     });
     return true;
+  }
+
+  /** Gives the event the id its store minted, unless the id cannot stand on an SSE line (then it goes out without one). */
+  private acceptStoredId(event: LoggedEvent, id: string): void {
+    // CR, LF or NUL in an id would let the store inject fields.
+    if (isSafeSseField(id)) event.id = id;
+    else this.onStoreError(new TypeError(`EventStore.storeEvent returned an event id that cannot be written to an SSE stream (${JSON.stringify(String(id).slice(0, 64))}); ids must be strings without CR, LF or NUL, at most 1024 characters`));
   }
 
   /** Stores an event; `data` (the JSON text already made) lets a store measure or write it without serialising again. */

@@ -2,6 +2,7 @@ import { EVENT_STORE_DEFAULTS } from '../defaults.js';
 import type { SseEvent } from './sse-event.js';
 import type { EventStore, StoredEvent } from './event-store.js';
 import { CountRanking } from './count-ranking.js';
+import { IMMEDIATE_WRITES, type ImmediateWrites } from './immediate-writes.js';
 import { RecencyList, type RecencyNode } from './recency-list.js';
 import { firstAfter, formatEventId, parseEventId } from './sequenced-event-id.js';
 
@@ -114,6 +115,21 @@ export class InMemoryEventStore implements EventStore {
   }
 
   async storeEvent(streamId: string, event: SseEvent): Promise<string> {
+    return this.storeEventNow(streamId, event);
+  }
+
+  /**
+   * The session streams of this process store through these (see `ImmediateWrites`), unless a subclass overrides
+   * `storeEvent` or `completeStream`: then its own versions are called.
+   * @internal
+   */
+  get [IMMEDIATE_WRITES](): ImmediateWrites | undefined {
+    const own = InMemoryEventStore.prototype;
+    return this.storeEvent === own.storeEvent && this.completeStream === own.completeStream ? this : undefined;
+  }
+
+  /** @internal `storeEvent`, done before it returns. */
+  storeEventNow(streamId: string, event: SseEvent): string {
     if (streamId.length === 0) throw new TypeError('storeEvent needs a non-empty streamId');
     const now = Date.now();
     this.sweep(now);
@@ -164,6 +180,11 @@ export class InMemoryEventStore implements EventStore {
   }
 
   async completeStream(streamId: string): Promise<void> {
+    this.completeStreamNow(streamId);
+  }
+
+  /** @internal `completeStream`, done before it returns. */
+  completeStreamNow(streamId: string): void {
     const log = this.streams.get(streamId);
     if (log) log.complete = true;
   }
