@@ -31,7 +31,7 @@ const inspector = require('node:inspector');
 const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, requests: { type: 'string' }, rounds: { type: 'string' }, targets: { type: 'string' }, 'alloc-profile': { type: 'boolean' } } });
 
 /** The targets measured: no Redis (its round trips are not JavaScript) and no Express (its own cost is not ours). */
-const MEASURED = ['node-floor', 'node-floor-2026', 'node-floor-sse', 'node-floor-plus-4us', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-progress'];
+const MEASURED = ['node-floor', 'node-floor-2026', 'node-floor-sse', 'node-floor-plus-4us', 'node-least-mcp-2026', 'node-least-mcp-session', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-progress'];
 
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL_VERSION,
@@ -143,11 +143,11 @@ function injectOnce(handler, headers, body) {
 
 /** What one call of a target sends, and the check of its answer. */
 async function prepare(name, handler) {
-  const modern = name === 'node-mcp-2026' || name === 'node-floor-2026';
+  const modern = name === 'node-mcp-2026' || name === 'node-floor-2026' || name === 'node-least-mcp-2026';
   const progress = name === 'node-mcp-session-progress';
   let headers = BASE_HEADERS;
   if (modern) headers = { ...BASE_HEADERS, 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'sum' };
-  else if (name.startsWith('node-mcp-')) {
+  else if (name.startsWith('node-mcp-') || name === 'node-least-mcp-session') {
     const init = parseAnswer(
       await injectOnce(handler, BASE_HEADERS, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1.0.0' } } })),
     );

@@ -12,7 +12,7 @@ const path = require('node:path');
 const { randomUUID } = require('node:crypto');
 const express = require('express');
 const { z } = require('zod');
-const { TARGETS, SUM_RESULT } = require('./targets.js');
+const { TARGETS, SUM_RESULT, PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } = require('./targets.js');
 const { connectRedis, uniquePrefix, deleteKeys } = require('./redis-helper.js');
 
 const root = path.join(__dirname, '..');
@@ -55,6 +55,83 @@ function floorHandler({ sse = false, spinMicros = 0 } = {}) {
   };
 }
 
+/**
+ * The least a tools/call takes, written by hand for this one request shape, with no package: what the spec asks a
+ * server to check of it (Accept and Content-Type; the JSON-RPC envelope; for 2026-07-28 the protocol version in the
+ * header and in `_meta`, the client's info and capabilities in `_meta`, Mcp-Method and Mcp-Name matching the body;
+ * in a session the Mcp-Session-Id looked up and MCP-Protocol-Version matched), the tool found by name, its
+ * arguments checked with the same zod schema, the same async handler, and the response serialised (as one SSE
+ * event in a session, with its length known). No limits, cancellation, progress, server-to-client requests,
+ * resumability, keep-alive, auth or observability, and no other method than initialize: a lower bound for what any
+ * spec-complete server spends on this call, not a server to use. `session`: 2025-11-25 sessions (initialize gives
+ * an Mcp-Session-Id); otherwise 2026-07-28 stateless requests.
+ */
+function leastMcpHandler({ session }) {
+  const tools = new Map([['sum', { input: z.object({ a: z.number(), b: z.number() }), handler: async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }) }]]);
+  /** Session id -> the protocol version it negotiated. */
+  const sessions = new Map();
+  const SSE_HEADERS = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform' };
+  const answer = (res, status, message, headers) => {
+    const text = JSON.stringify(message);
+    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers }).end(text);
+  };
+  const fail = (res, status, code, message, id = null) => answer(res, status, { jsonrpc: '2.0', id, error: { code, message } });
+  const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+  return (req, res) => {
+    const accept = req.headers.accept ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return fail(res, 406, -32000, 'Not Acceptable');
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return fail(res, 415, -32000, 'Unsupported Media Type');
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', async () => {
+      let m;
+      try {
+        m = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return fail(res, 400, -32700, 'Parse error');
+      }
+      if (!isObject(m) || m.jsonrpc !== '2.0' || typeof m.method !== 'string' || (m.params !== undefined && !isObject(m.params))) return fail(res, 400, -32600, 'Invalid Request');
+      const isRequest = typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id));
+      if (m.id !== undefined && !isRequest) return fail(res, 400, -32600, 'Invalid Request');
+      const version = req.headers['mcp-protocol-version'];
+      if (session) {
+        if (m.method === 'initialize') {
+          if (!isRequest || !isObject(m.params) || typeof m.params.protocolVersion !== 'string' || !isObject(m.params.capabilities) || !isObject(m.params.clientInfo)) return fail(res, 400, -32602, 'Invalid params', m.id);
+          const sessionId = randomUUID();
+          sessions.set(sessionId, PROTOCOL_VERSION);
+          return answer(res, 200, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: PROTOCOL_VERSION, capabilities: { tools: {} }, serverInfo: { name: 'least', version: '1.0.0' } } }, { 'Mcp-Session-Id': sessionId });
+        }
+        const sessionId = req.headers['mcp-session-id'];
+        if (sessionId === undefined) return fail(res, 400, -32000, 'Mcp-Session-Id required', m.id);
+        const negotiated = sessions.get(sessionId);
+        if (negotiated === undefined) return fail(res, 404, -32001, 'Session not found', m.id);
+        if (version !== undefined && version !== negotiated) return fail(res, 400, -32000, 'Bad MCP-Protocol-Version', m.id);
+      } else {
+        const meta = m.params?._meta;
+        if (version !== MODERN_PROTOCOL_VERSION || !isObject(meta) || meta['io.modelcontextprotocol/protocolVersion'] !== version) return fail(res, 400, -32600, 'Invalid Request: protocol version', m.id);
+        if (!isObject(meta['io.modelcontextprotocol/clientInfo']) || !isObject(meta['io.modelcontextprotocol/clientCapabilities'])) return fail(res, 400, -32600, 'Invalid Request: _meta', m.id);
+        if (req.headers['mcp-method'] !== m.method || (m.method === 'tools/call' && req.headers['mcp-name'] !== m.params?.name)) return fail(res, 400, -32001, 'Header mismatch', m.id);
+      }
+      if (!isRequest) {
+        res.writeHead(202).end();
+        return;
+      }
+      if (m.method !== 'tools/call') return fail(res, 400, -32601, 'Method not found', m.id);
+      const tool = tools.get(m.params?.name);
+      if (!tool) return fail(res, 400, -32602, 'Unknown tool', m.id);
+      const args = tool.input.safeParse(m.params.arguments ?? {});
+      let result;
+      try {
+        result = args.success ? await tool.handler(args.data) : { content: [{ type: 'text', text: 'Invalid arguments' }], isError: true };
+      } catch (error) {
+        result = { content: [{ type: 'text', text: String(error?.message) }], isError: true };
+      }
+      if (!session) return answer(res, 200, { jsonrpc: '2.0', id: m.id, result });
+      res.writeHead(200, SSE_HEADERS).end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result })}\n\n`);
+    });
+  };
+}
+
 /** Servers of the scenarios that are not throughput runs (bench/resume.js, bench/memory.js, bench/fanout.js). */
 const SCENARIO_SERVERS = ['resume-memory', 'resume-redis', 'sessions', 'fanout', 'fanout-floor'];
 
@@ -92,6 +169,16 @@ const builders = {
   },
   'node-floor-plus-8us'() {
     return { handler: floorHandler({ spinMicros: 8 }) };
+  },
+
+  /** The least a 2026-07-28 tools/call takes, by hand (see leastMcpHandler): a lower bound for node-mcp-2026. */
+  'node-least-mcp-2026'() {
+    return { handler: leastMcpHandler({ session: false }) };
+  },
+
+  /** The least a session tools/call answered as SSE takes, by hand: a lower bound for node-mcp-session. */
+  'node-least-mcp-session'() {
+    return { handler: leastMcpHandler({ session: true }) };
   },
 
   'node-mcp-2026'() {

@@ -86,6 +86,23 @@ const TARGETS = [
     description: 'the floor plus 4 µs of busy JavaScript per request: what a handler\'s own work costs in the ratio on this machine',
   },
   {
+    name: 'node-least-mcp-2026',
+    mcp: true,
+    modern: true,
+    mount: 'node',
+    reference: true,
+    baseline: NODE_FLOOR,
+    description: 'the least a 2026-07-28 tools/call takes, written by hand for this request: the checks the spec asks of it, the same zod schema and handler, the JSON answer; no limits, cancellation, streaming or anything else: a lower bound for node-mcp-2026',
+  },
+  {
+    name: 'node-least-mcp-session',
+    mcp: true,
+    mount: 'node',
+    reference: true,
+    baseline: NODE_FLOOR,
+    description: 'the least a 2025-11-25 session tools/call answered as SSE takes, by hand: session lookup and version check, the same checks, zod schema and handler, one SSE event with a Content-Length; no resumability or anything else: a lower bound for node-mcp-session',
+  },
+  {
     name: 'node-floor-plus-8us',
     mcp: false,
     mount: 'node',
