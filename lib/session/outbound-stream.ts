@@ -457,10 +457,12 @@ export class OutboundStream {
    */
   private overflow(channel: SseChannel): void {
     if (this.listener !== channel) return;
-    const firstUnread = (channel.peek() as LoggedEvent | undefined)?.seq;
+    // The oldest unread event is being written (or is the first the client gets, when a handler sent more than the
+    // limit before the first write): it stays, so the client always has an id to resume from. What waits behind it
+    // is dropped.
+    const firstDropped = (channel.clearBehindHead() as LoggedEvent | undefined)?.seq;
     const resumable = this.eventStore !== undefined;
-    if (firstUnread !== undefined) this.deliveredSeq = Math.min(this.deliveredSeq, firstUnread - 1);
-    channel.clear();
+    if (firstDropped !== undefined) this.deliveredSeq = Math.min(this.deliveredSeq, firstDropped - 1);
     this.listener = undefined;
     if (resumable) {
       channel.push({ retry: this.sseRetry });

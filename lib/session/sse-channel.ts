@@ -115,6 +115,21 @@ export class SseChannel implements AsyncIterableIterator<SseEvent>, QueuedEventS
   }
 
   /** Drops every waiting event (the owner replaces them with a retry hint or an error before ending). */
+  /**
+   * Drops what waits behind the oldest unread event (which stays, being written) and returns the first event
+   * dropped, if any.
+   */
+  clearBehindHead(): SseEvent | undefined {
+    const head = this.head;
+    if (!head) return undefined;
+    const firstDropped = head.next?.event;
+    head.next = undefined;
+    this.tail = head;
+    this.queuedBytes = sizeOf(head.event);
+    this.releaseRoomWaiters();
+    return firstDropped;
+  }
+
   clear(): void {
     this.head = undefined;
     this.tail = undefined;

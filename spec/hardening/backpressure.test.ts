@@ -43,7 +43,7 @@ afterEach(async () => {
   served = undefined;
 });
 
-async function start(options: LocalSessionManagerOptions = {}): Promise<{ s: Served; sessionId: string }> {
+async function start(options: LocalSessionManagerOptions = {}, version = VERSION): Promise<{ s: Served; sessionId: string }> {
   log = { emitted: 0, aborted: false, finished: false };
   served = await serve({
     server: buildServer(log),
@@ -51,19 +51,19 @@ async function start(options: LocalSessionManagerOptions = {}): Promise<{ s: Ser
     maxBufferedBytesPerStream: MAX_BUFFERED,
     sessionManager: new LocalSessionManager({ onError: () => undefined, ...options }),
   });
-  const init = await openLive(served, { method: 'POST', headers: { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' }, body: initializeRequest(VERSION, 1) });
+  const init = await openLive(served, { method: 'POST', headers: { Accept: ACCEPT_BOTH, 'Content-Type': 'application/json' }, body: initializeRequest(version, 1) });
   await init.ended;
   return { s: served, sessionId: init.headers['mcp-session-id'] as string };
 }
 
 /** A client that sends the call and then stops reading (its socket's receive side is paused) until `read()`. */
-function pausedCall(s: Served, sessionId: string, count: number, awaitEach: boolean) {
+function pausedCall(s: Served, sessionId: string, count: number, awaitEach: boolean, version = VERSION) {
   let text = '';
   let ended = false;
   let response: http.IncomingMessage | undefined;
   const endedPromise = new Promise<void>((resolve, reject) => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'flood', arguments: { count, awaitEach }, _meta: { progressToken: 'p' } } });
-    const req = http.request({ host: '127.0.0.1', port: s.port, path: '/mcp', method: 'POST', headers: { ...clientHeaders(VERSION, sessionId), 'Content-Length': Buffer.byteLength(body) }, agent: false }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port: s.port, path: '/mcp', method: 'POST', headers: { ...clientHeaders(version, sessionId), 'Content-Length': Buffer.byteLength(body) }, agent: false }, (res) => {
       response = res;
       res.pause();
       res.setEncoding('utf8');
@@ -143,22 +143,28 @@ test('without an EventStore, a reader that falls maxBufferedBytesPerStream behin
   expect(progressOf(call.text()).length).toBeLessThan(2000);
 });
 
-test('with an EventStore, a reader that falls behind is disconnected with a retry hint and resumes everything, once', async () => {
+test.each([
+  ['2025-11-25', 'the priming event'],
+  ['2025-06-18', 'no priming event'],
+])('with an EventStore, a reader that falls behind is disconnected with a retry hint and resumes everything, once (%s: %s)', async (version) => {
   const eventStore = new InMemoryEventStore({ maxEventsPerStream: 10_000, maxBytes: 256 * 1024 * 1024 });
-  const { s, sessionId } = await start({ eventStore, maxRetainedBytesPerSession: 1024 * 1024 });
+  const { s, sessionId } = await start({ eventStore, maxRetainedBytesPerSession: 1024 * 1024 }, version);
   const count = 600;
-  const call = pausedCall(s, sessionId, count, false);
+  const call = pausedCall(s, sessionId, count, false, version);
   await settled(() => log.emitted);
   call.read();
   await call.ended;
   const frames = parseSseFrames(call.text());
   // The connection ended with a bare retry hint (no data: nothing a client would dispatch), before the result.
+  // The handler fires its notifications without awaiting them, before anything is written: what the client got
+  // first (the priming event, or for an older client the first notification) still came, with its id.
   expect(call.text()).toMatch(/\nretry: \d+\n\n$/);
+  expect(frames.some((frame) => frame.id !== undefined)).toBe(true);
   expect(messagesOf(frames).some((message) => 'result' in message)).toBe(false);
   const lastId = [...frames].reverse().find((frame) => frame.id !== undefined)!.id!;
   const before = progressOf(call.text());
 
-  const resumed = await openLive(s, { method: 'GET', headers: { ...clientHeaders(VERSION, sessionId), Accept: 'text/event-stream', 'Last-Event-ID': lastId } });
+  const resumed = await openLive(s, { method: 'GET', headers: { ...clientHeaders(version, sessionId), Accept: 'text/event-stream', 'Last-Event-ID': lastId } });
   await resumed.ended;
   const after = progressOf(resumed.text());
   expect([...before, ...after]).toEqual(Array.from({ length: count }, (_, i) => i + 1));

@@ -1,7 +1,7 @@
 /**
  * SseChannel's queue: events wait in order for the consumer, `peek()` shows the oldest, `buffered` counts their JSON
- * text, `clear()` drops them, and the overflow and room signals follow the bytes waiting behind the head. Checked
- * against an array model for any sequence of pushes, reads and clears.
+ * text, `clear()` drops them (`clearBehindHead()` all but the oldest), and the overflow and room signals follow the
+ * bytes waiting behind the head. Checked against an array model for any sequence of pushes, reads and clears.
  */
 import fc from 'fast-check';
 import { SseChannel } from '../../lib/session/sse-channel.js';
@@ -56,11 +56,12 @@ describe('SseChannel queue', () => {
     expect(roomy).toBe(true);
   });
 
-  test('any sequence of pushes, reads and clears matches an array model', async () => {
+  test('any sequence of pushes, reads, clears and clears behind the head matches an array model', async () => {
     const op = fc.oneof(
       fc.record({ kind: fc.constant('push' as const), bytes: fc.integer({ min: 1, max: 40 }) }),
       fc.constant({ kind: 'read' as const }),
       fc.constant({ kind: 'clear' as const }),
+      fc.constant({ kind: 'clearBehindHead' as const }),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
@@ -75,6 +76,9 @@ describe('SseChannel queue', () => {
           } else if (o.kind === 'clear') {
             channel.clear();
             model.length = 0;
+          } else if (o.kind === 'clearBehindHead') {
+            expect(channel.clearBehindHead()).toBe(model[1]);
+            model.length = Math.min(model.length, 1);
           } else if (model.length > 0) {
             expect(await channel.next()).toEqual({ value: model.shift(), done: false });
           }
