@@ -60,11 +60,12 @@ function floorHandler({ sse = false, spinMicros = 0 } = {}) {
  * server to check of it (Accept and Content-Type; the JSON-RPC envelope; for 2026-07-28 the protocol version in the
  * header and in `_meta`, the client's info and capabilities in `_meta`, Mcp-Method and Mcp-Name matching the body;
  * in a session the Mcp-Session-Id looked up and MCP-Protocol-Version matched), the tool found by name, its
- * arguments checked with the same zod schema, the same async handler, and the response serialised (as one SSE
- * event in a session, with its length known). No limits, cancellation, progress, server-to-client requests,
- * resumability, keep-alive, auth or observability, and no other method than initialize: a lower bound for what any
- * spec-complete server spends on this call, not a server to use. `session`: 2025-11-25 sessions (initialize gives
- * an Mcp-Session-Id); otherwise 2026-07-28 stateless requests.
+ * arguments checked with the same zod schema, the same async handler, and the response serialised (for
+ * 2026-07-28 with the `resultType` every result carries; in a session as one SSE event, with its length known).
+ * No limits, cancellation, progress, server-to-client requests, resumability, keep-alive, auth or observability,
+ * and no other method than initialize: a lower bound for what any spec-complete server spends on this call, not a
+ * server to use. `session`: 2025-11-25 sessions (initialize gives an Mcp-Session-Id); otherwise 2026-07-28
+ * stateless requests.
  */
 function leastMcpHandler({ session }) {
   const tools = new Map([['sum', { input: z.object({ a: z.number(), b: z.number() }), handler: async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }) }]]);
@@ -126,7 +127,10 @@ function leastMcpHandler({ session }) {
       } catch (error) {
         result = { content: [{ type: 'text', text: String(error?.message) }], isError: true };
       }
-      if (!session) return answer(res, 200, { jsonrpc: '2.0', id: m.id, result });
+      if (!session) {
+        result.resultType = 'complete'; // every 2026-07-28 result carries it (the handler's object is its own)
+        return answer(res, 200, { jsonrpc: '2.0', id: m.id, result });
+      }
       res.writeHead(200, SSE_HEADERS).end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result })}\n\n`);
     });
   };
