@@ -121,6 +121,9 @@ export async function runRotatingSession(deployment: Deployment): Promise<void> 
     const call = log.find((sent) => sent.message?.params?.name === deployment.elicitation.tool)!;
     const answer = log.find((sent) => sent.method === 'POST' && sent.message?.result !== undefined && sent.message?.method === undefined)!;
     expect(answer).toBeDefined();
+    // The tool's result can reach the client before the instance that took the answer has replied to its POST: it
+    // replies once the bus has the answer, and the running instance may have it (and finish) first.
+    await until(() => answer.status !== 0, 10_000, 'the reply to the POST of the elicitation answer');
     expect(answer.status).toBe(202);
     expect(answer.port).not.toBe(call.port);
 
