@@ -10,7 +10,7 @@ import type { RequestContext } from '../server/request-context.js';
 import type { EventStore } from '../store/event-store.js';
 import { RecencyList } from '../store/recency-list.js';
 import { formatLocalStreamKey, formatOutgoingRequestId } from './local-event-id.js';
-import { OutboundStream } from './outbound-stream.js';
+import { OutboundStream, type OutboundStreamSettings } from './outbound-stream.js';
 import { SseChannel } from './sse-channel.js';
 import type { SessionState } from '../store/session-state.js';
 
@@ -78,6 +78,8 @@ export class LocalSession implements ClientView {
   private nextStreamIndex = 1;
   private nextOutgoingId = 1;
   private readonly settings: LocalSessionSettings;
+  /** What each of this session's streams is made with (one object and one callback for all of them). */
+  private readonly streamSettings: OutboundStreamSettings;
   /** Bytes of JSON text this session's streams keep for resumes. */
   retainedBytes = 0;
 
@@ -87,6 +89,15 @@ export class LocalSession implements ClientView {
     this.settings = settings;
     this.lastActivity = now;
     this.lastPersisted = now;
+    this.streamSettings = {
+      cacheLimit: settings.streamCacheSize,
+      cacheByteLimit: settings.maxRetainedBytesPerSession,
+      maxBufferedBytes: settings.maxBufferedBytes,
+      sseRetry: settings.sseRetry,
+      eventStore: settings.eventStore,
+      onStoreError: settings.onError,
+      onCacheBytes: (delta) => this.retained(delta),
+    };
     this.standalone = this.newStream(0);
     // When the live GET connection goes away, the newest waiting one takes over (and gets what it missed).
     this.standalone.onListenerDetached = () => this.promoteShadow();
@@ -328,18 +339,7 @@ export class LocalSession implements ClientView {
 
   private newStream(index: number): OutboundStream {
     const localKey = formatLocalStreamKey(this.incarnation, index);
-    return new OutboundStream({
-      index,
-      localKey,
-      streamId: `${this.id}/${localKey}`,
-      cacheLimit: this.settings.streamCacheSize,
-      cacheByteLimit: this.settings.maxRetainedBytesPerSession,
-      maxBufferedBytes: this.settings.maxBufferedBytes,
-      sseRetry: this.settings.sseRetry,
-      eventStore: this.settings.eventStore,
-      onStoreError: this.settings.onError,
-      onCacheBytes: (delta) => this.retained(delta),
-    });
+    return new OutboundStream(index, localKey, `${this.id}/${localKey}`, this.streamSettings);
   }
 }
 

@@ -136,10 +136,7 @@ export class NeverSessionManager implements SessionManager {
   private openPersistedStream(primes: boolean, principal: string | undefined, requestId: RequestId): { stream: OutboundStream; channel: SseChannel } {
     if (!this.eventStore) throw new Error('NeverSessionManager: persisted replies need an eventStore');
     const streamId = persistedStreamId(principal);
-    const stream = new OutboundStream({
-      index: 0,
-      localKey: streamId,
-      streamId,
+    const stream = new OutboundStream(0, streamId, streamId, {
       cacheLimit: this.streamCacheSize,
       cacheByteLimit: this.streamCacheBytes,
       maxBufferedBytes: this.settings.maxBufferedBytes,

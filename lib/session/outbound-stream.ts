@@ -7,16 +7,11 @@ import { formatLocalEventId } from './local-event-id.js';
 import { SseChannel } from './sse-channel.js';
 import { isSafeSseField, type SseEvent } from '../store/sse-event.js';
 
-export interface OutboundStreamOptions {
-  /** Session-scoped number of the stream; 0 is the standalone (GET) stream. */
-  index: number;
-  /**
-   * `<incarnation>.<index>`: the stream's name in local event ids (`<localKey>/<seq>`). The incarnation is random per
-   * session object, so a session restored elsewhere never reuses the ids of an earlier copy.
-   */
-  localKey: string;
-  /** `<sessionId>/<localKey>`: the id under which an EventStore keeps the stream. */
-  streamId: string;
+/**
+ * What every stream of one owner shares (a session's streams, or a NeverSessionManager's persisted ones): made
+ * once by the owner, not per stream, since a session makes a stream per request.
+ */
+export interface OutboundStreamSettings {
   /** How many recent events to keep for a resume without an EventStore. */
   cacheLimit: number;
   /** Bytes of JSON text those recent events may take; the oldest go first past it. */
@@ -103,10 +98,16 @@ export class OutboundStream {
   /** Senders waiting for room while too much is held (see `waitForRoom`). */
   private heldRoomWaiters: Array<() => void> | undefined;
 
-  constructor(options: OutboundStreamOptions) {
-    this.index = options.index;
-    this.localKey = options.localKey;
-    this.streamId = options.streamId;
+  /**
+   * @param index Session-scoped number of the stream; 0 is the standalone (GET) stream.
+   * @param localKey `<incarnation>.<index>`: the stream's name in local event ids (`<localKey>/<seq>`). The
+   * incarnation is random per session object, so a session restored elsewhere never reuses the ids of an earlier copy.
+   * @param streamId `<sessionId>/<localKey>`: the id under which an EventStore keeps the stream.
+   */
+  constructor(index: number, localKey: string, streamId: string, options: OutboundStreamSettings) {
+    this.index = index;
+    this.localKey = localKey;
+    this.streamId = streamId;
     this.cacheLimit = options.cacheLimit;
     this.cacheByteLimit = options.cacheByteLimit;
     this.maxBufferedBytes = options.maxBufferedBytes;

@@ -14,10 +14,7 @@ import type { SseEvent } from '../../lib/store/sse-event.js';
 const STREAM_ID = 'session-1/abc.1';
 
 function streamOver(eventStore: EventStore, onStoreError: (error: unknown) => void = () => undefined): { stream: OutboundStream; channel: SseChannel } {
-  const stream = new OutboundStream({
-    index: 1,
-    localKey: 'abc.1',
-    streamId: STREAM_ID,
+  const stream = new OutboundStream(1, 'abc.1', STREAM_ID, {
     cacheLimit: 64,
     cacheByteLimit: 1 << 20,
     maxBufferedBytes: 1 << 20,
