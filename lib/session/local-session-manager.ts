@@ -172,6 +172,8 @@ export class LocalSessionManager implements SessionManager {
       eventStore: this.eventStore,
       onError: this.onError,
       onStateChange: (session) => this.stateChanged(session),
+      // A reader that fell too far behind to resume got an error response: the request is cancelled.
+      onStreamAbandoned: (session, requestId) => this.cancelHere(session, requestId, 'The client read the response too slowly', Date.now()),
     };
     const sweepEvery = Math.min(30_000, Math.max(25, Math.min(this.idleTimeout, completedStreamTtl) / 4));
     this.sweepTimer = setInterval(() => this.sweep(Date.now()), sweepEvery);
@@ -311,8 +313,6 @@ export class LocalSessionManager implements SessionManager {
     const ctx = new RequestContext(request, session, requestChannel, info);
     session.inflight.set(request.id, new InFlightRequest(ctx, stream));
     stream.requestId = request.id;
-    // A reader that fell too far behind to resume got an error response: the request is cancelled.
-    stream.onAbandoned = () => this.cancelHere(session, request.id, 'The client read the response too slowly', Date.now());
     this.dispatch(session, request, ctx, stream, requestChannel);
     return channel;
   }

@@ -50,6 +50,8 @@ export interface LocalSessionSettings {
   onError: (error: unknown) => void;
   /** Called when logLevel or subscriptions change, so a SessionStore can keep the new state. */
   onStateChange: (session: LocalSession) => void;
+  /** Called when a request's reader fell too far behind to resume (without an EventStore): the request is cancelled. */
+  onStreamAbandoned: (session: LocalSession, requestId: RequestId) => void;
 }
 
 /** One live session: its state, its streams, its in-flight requests and its pending requests to the client. */
@@ -97,6 +99,7 @@ export class LocalSession implements ClientView {
       eventStore: settings.eventStore,
       onStoreError: settings.onError,
       onCacheBytes: (delta) => this.retained(delta),
+      onAbandoned: (stream) => settings.onStreamAbandoned(this, stream.requestId!),
     };
     this.standalone = this.newStream(0);
     // When the live GET connection goes away, the newest waiting one takes over (and gets what it missed).

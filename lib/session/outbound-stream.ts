@@ -24,6 +24,11 @@ export interface OutboundStreamSettings {
   onStoreError: (error: unknown) => void;
   /** Told of every change in the bytes the recent-events log holds (the session's and process's budgets). */
   onCacheBytes?: (delta: number) => void;
+  /**
+   * Called when a request stream's reader fell so far behind that the stream cannot be resumed from what is kept:
+   * the stream has already ended the connection with an error response; the owner cancels `stream.requestId`.
+   */
+  onAbandoned?: (stream: OutboundStream) => void;
 }
 
 /** An event in a stream's log: its position in the stream, for local resume. */
@@ -50,11 +55,6 @@ export class OutboundStream {
   private ended = false;
   /** The request this stream answers (unset for the standalone GET stream). */
   requestId: RequestId | undefined;
-  /**
-   * Called when a reader fell so far behind that the stream cannot be resumed from what is kept: the stream has
-   * already ended the connection with an error response; the owner cancels the request.
-   */
-  onAbandoned: (() => void) | undefined;
   /** Its place in the session's retained streams, oldest first (set and cleared by the session). */
   retention: RecencyNode<OutboundStream> | undefined;
   /** The session ended: nothing may attach any more (a resume queued behind store writes ends at once). */
@@ -74,6 +74,7 @@ export class OutboundStream {
   private readonly immediateWrites: ImmediateWrites | undefined;
   private readonly onStoreError: (error: unknown) => void;
   private readonly onCacheBytes: ((delta: number) => void) | undefined;
+  private readonly onAbandoned: ((stream: OutboundStream) => void) | undefined;
   /** Keeps store writes (and what follows them) in order. */
   private tail: Promise<void> | undefined;
   /**
@@ -116,6 +117,7 @@ export class OutboundStream {
     this.immediateWrites = immediateWritesOf(options.eventStore);
     this.onStoreError = options.onStoreError;
     this.onCacheBytes = options.onCacheBytes;
+    this.onAbandoned = options.onAbandoned;
   }
 
   /** Bytes of JSON text this stream keeps for resumes. */
@@ -477,7 +479,7 @@ export class OutboundStream {
       });
     }
     channel.end();
-    if (!resumable) this.onAbandoned?.();
+    if (!resumable && this.requestId !== undefined) this.onAbandoned?.(this);
   }
 
   /**
