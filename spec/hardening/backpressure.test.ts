@@ -60,12 +60,14 @@ async function start(options: LocalSessionManagerOptions = {}, version = VERSION
 function pausedCall(s: Served, sessionId: string, count: number, awaitEach: boolean, version = VERSION) {
   let text = '';
   let ended = false;
+  let reading = false;
   let response: http.IncomingMessage | undefined;
   const endedPromise = new Promise<void>((resolve, reject) => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'flood', arguments: { count, awaitEach }, _meta: { progressToken: 'p' } } });
     const req = http.request({ host: '127.0.0.1', port: s.port, path: '/mcp', method: 'POST', headers: { ...clientHeaders(version, sessionId), 'Content-Length': Buffer.byteLength(body) }, agent: false }, (res) => {
       response = res;
-      res.pause();
+      // Paused until read(), unless read() came first (a flood can end before the headers reach the client).
+      if (!reading) res.pause();
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
       res.on('end', () => {
@@ -82,7 +84,10 @@ function pausedCall(s: Served, sessionId: string, count: number, awaitEach: bool
     req.end(body);
   });
   return {
-    read: () => response?.resume(),
+    read: () => {
+      reading = true;
+      response?.resume();
+    },
     ended: endedPromise,
     isEnded: () => ended,
     text: () => text,

@@ -152,7 +152,10 @@ test('a reader that falls maxBufferedBytesPerStream behind gets an error event l
     req.end(body);
   });
   await waitUntil(() => journal.aborted.has(7) || journal.emitted === 2000, 'the flood to stop', 20_000);
-  response?.resume();
+  // The flood can overflow the stream before the client has even seen the response's headers (its first 50
+  // notifications go out in one step): wait for them, then read.
+  await waitUntil(() => response !== undefined, 'the response headers');
+  response!.resume();
   await ended;
   const messages = messagesOf(parseSseFrames(text)) as any[];
   expect(messages.at(-1)).toMatchObject({ id: 7, error: { code: -32000, message: expect.stringContaining('maxBufferedBytesPerStream') } });
