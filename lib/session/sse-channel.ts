@@ -114,10 +114,9 @@ export class SseChannel implements AsyncIterableIterator<SseEvent>, QueuedEventS
     return this.head?.event;
   }
 
-  /** Drops every waiting event (the owner replaces them with a retry hint or an error before ending). */
   /**
    * Drops what waits behind the oldest unread event (which stays, being written) and returns the first event
-   * dropped, if any.
+   * dropped, if any. A session stream whose reader fell behind does this before its retry hint or error.
    */
   clearBehindHead(): SseEvent | undefined {
     const head = this.head;
@@ -130,6 +129,7 @@ export class SseChannel implements AsyncIterableIterator<SseEvent>, QueuedEventS
     return firstDropped;
   }
 
+  /** Drops every waiting event (a stateless reply replaces them with its error; `return()` as its consumer leaves). */
   clear(): void {
     this.head = undefined;
     this.tail = undefined;
