@@ -24,7 +24,7 @@ const http = require('node:http');
 const { Duplex } = require('node:stream');
 const { parseArgs } = require('node:util');
 const kit = require('./scenario-kit.js');
-const { MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION } = require('./targets.js');
+const { MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION, TARGETS } = require('./targets.js');
 
 const inspector = require('node:inspector');
 
@@ -143,11 +143,11 @@ function injectOnce(handler, headers, body) {
 
 /** What one call of a target sends, and the check of its answer. */
 async function prepare(name, handler) {
-  const modern = name === 'node-mcp-2026' || name === 'node-floor-2026' || name === 'node-least-mcp-2026';
-  const progress = name === 'node-mcp-session-progress';
+  // The request shape comes from the target's entry in bench/targets.js, as the throughput runs take it.
+  const { modern = false, progress = false, mcp } = TARGETS.find((target) => target.name === name);
   let headers = BASE_HEADERS;
   if (modern) headers = { ...BASE_HEADERS, 'mcp-protocol-version': MODERN_PROTOCOL_VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'sum' };
-  else if (name.startsWith('node-mcp-') || name === 'node-least-mcp-session') {
+  else if (mcp) {
     const init = parseAnswer(
       await injectOnce(handler, BASE_HEADERS, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1.0.0' } } })),
     );
