@@ -8,9 +8,9 @@ import type { ClientView } from '../server/client-view.js';
 import type { OutgoingRequestOptions, RequestChannel } from '../server/request-channel.js';
 import type { RequestContext } from '../server/request-context.js';
 import type { EventStore } from '../store/event-store.js';
-import { RecencyList } from '../store/recency-list.js';
 import { formatLocalStreamKey, formatOutgoingRequestId } from './local-event-id.js';
 import { OutboundStream, type OutboundStreamSettings } from './outbound-stream.js';
+import { RetainedStreams } from './retained-streams.js';
 import { SseChannel } from './sse-channel.js';
 import type { SessionState } from '../store/session-state.js';
 
@@ -65,9 +65,8 @@ export class LocalSession implements ClientView {
   /** DELETE is removing this session: it serves nothing more and writes no more state. */
   closing = false;
   readonly standalone: OutboundStream;
-  readonly streams = new Map<number, OutboundStream>();
-  /** The same streams, oldest first (what eviction walks; a Map walked from its oldest end would step over holes). */
-  private readonly streamOrder = new RecencyList<OutboundStream>();
+  /** The request streams kept for resumes (running, and finished ones until evicted), oldest first. */
+  readonly streams = new RetainedStreams();
   readonly inflight = new Map<RequestId, InFlightRequest>();
   private readonly pending = new Map<RequestId, PendingClientRequest>();
   /** Keep-alive-only GET connections waiting to take over the standalone stream, oldest first. */
@@ -163,8 +162,7 @@ export class LocalSession implements ClientView {
   /** A new stream for a POST request, retained after completion for resumes (bounded). */
   openStream(now: number): OutboundStream {
     const stream = this.newStream(this.nextStreamIndex++);
-    this.streams.set(stream.index, stream);
-    stream.retention = this.streamOrder.add(stream);
+    this.streams.add(stream);
     if (this.streams.size > this.settings.maxRetainedStreams) this.evictStreams(now, true);
     return stream;
   }
@@ -176,13 +174,13 @@ export class LocalSession implements ClientView {
   evictStreams(now: number, overCapacity = false): void {
     // A new stream over capacity: usually the oldest stream is finished and goes alone (no walk).
     if (overCapacity) {
-      const oldest = this.streamOrder.oldest();
+      const oldest = this.streams.oldest();
       if (oldest?.completed) {
         this.forgetStream(oldest);
         if (!this.overBudget()) return;
       }
     }
-    for (const stream of this.streamOrder.values()) {
+    for (const stream of this.streams.values()) {
       if (!stream.completed) continue;
       const expired = now - stream.completedAt >= this.settings.completedStreamTtl;
       if (expired || (overCapacity && this.overBudget())) this.forgetStream(stream);
@@ -193,7 +191,7 @@ export class LocalSession implements ClientView {
 
   /** Drops the oldest completed stream; false when none is left to drop. */
   evictOldestCompleted(): boolean {
-    for (const stream of this.streamOrder.values()) {
+    for (const stream of this.streams.values()) {
       if (!stream.completed) continue;
       this.forgetStream(stream);
       return true;
@@ -206,9 +204,7 @@ export class LocalSession implements ClientView {
   }
 
   private forgetStream(stream: OutboundStream): void {
-    this.streams.delete(stream.index);
-    if (stream.retention) this.streamOrder.remove(stream.retention);
-    stream.retention = undefined;
+    this.streams.remove(stream);
     stream.releaseCache();
   }
 
@@ -334,7 +330,6 @@ export class LocalSession implements ClientView {
       stream.releaseCache();
     }
     this.streams.clear();
-    this.streamOrder.clear();
     this.standalone.disconnect();
     this.standalone.releaseCache();
     for (const shadow of this.shadows.splice(0)) shadow.channel.end();

@@ -41,7 +41,7 @@ interface LoggedEvent extends SseEvent {
  * connection. Without an EventStore, ids are `<localKey>/<seq>`; with one, the store mints them. Each message is
  * serialised once, when it is sent; replays reuse the text.
  */
-export class OutboundStream {
+export class OutboundStream implements RecencyNode<OutboundStream> {
   readonly index: number;
   readonly localKey: string;
   readonly streamId: string;
@@ -55,8 +55,9 @@ export class OutboundStream {
   private ended = false;
   /** The request this stream answers (unset for the standalone GET stream). */
   requestId: RequestId | undefined;
-  /** Its place in the session's retained streams, oldest first (set and cleared by the session). */
-  retention: RecencyNode<OutboundStream> | undefined;
+  /** Its neighbours among the session's retained streams (`RetainedStreams`): the stream is its own list node. */
+  older: RecencyNode<OutboundStream> | undefined = undefined;
+  newer: RecencyNode<OutboundStream> | undefined = undefined;
   /** The session ended: nothing may attach any more (a resume queued behind store writes ends at once). */
   private closed = false;
   private seq = 0;
@@ -118,6 +119,11 @@ export class OutboundStream {
     this.onStoreError = options.onStoreError;
     this.onCacheBytes = options.onCacheBytes;
     this.onAbandoned = options.onAbandoned;
+  }
+
+  /** The stream itself, as the value of its node among the session's retained streams. */
+  get value(): OutboundStream {
+    return this;
   }
 
   /** Bytes of JSON text this stream keeps for resumes. */

@@ -79,6 +79,11 @@ export class RecencyList<T> {
     return node?.value;
   }
 
+  /** The node of the most recently touched item, if any: its `older` links lead to the oldest (newest first). */
+  newest(): RecencyNode<T> | undefined {
+    return this.newestNode;
+  }
+
   /** Oldest first. Removing the item just yielded is allowed. */
   *values(): IterableIterator<T> {
     let node = this.oldestNode;
