@@ -102,7 +102,7 @@ function serveStatelessReply(
     return followPersisted(run, persisted, o, () => writePersistedReply(res, persisted.channel, modern, o, request, tracking));
   }
   const reply = new StatelessReply(res, o, request, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', modern, tracking);
-  return reply.follow(startRun(o, request, client, modern, info, tracking, reply.emit));
+  return reply.follow(startRun(o, request, client, modern, info, tracking, (message) => reply.emit(message)));
 }
 
 /** Keeps a persisted run stoppable by `close()` until it ends, then completes its stream; `write` writes the reply. */

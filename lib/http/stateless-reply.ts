@@ -7,7 +7,7 @@ import type { StatelessRun } from '../session/stateless-dispatcher.js';
 import type { ResolvedOptions } from './options.js';
 import { replyShape, type ReplyMode } from './reply-shape.js';
 import { sendJson } from './respond.js';
-import { onResponseClose } from './response-close.js';
+import { isResponseClosed } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
 import type { RecencyNode } from '../store/recency-list.js';
@@ -24,10 +24,13 @@ export const SHUTDOWN_REASON = 'the server instance handling this request shut d
  *
  * A disconnect before the end cancels the handler (2026-07-28); `close()` ends a reply still running with a -32603
  * error response (`stop`).
+ *
+ * The reply keeps no closure of its own making that points back at it (its close listener is a bound method, its
+ * promise's resolving functions are kept as they are): with such closures in its fields, V8 kept whole finished
+ * requests alive through minor collections in the in-process bench, each promoted and freed only by a full
+ * collection (docs/benchmarks.md, "Collections that churn, closures kept on a request").
  */
 export class StatelessReply {
-  /** Hand this to the handler's run: every message of the reply goes through it, the final response last. */
-  readonly emit: (message: JsonRpcMessage) => Promise<void> | void;
   /** The stream's channel, once the reply is SSE and has more to send than its first message. */
   private channel: SseChannel | undefined;
   /** The reply has ended: written in full (JSON, or SSE ending with its first message), or the client left. */
@@ -35,10 +38,13 @@ export class StatelessReply {
   private run: StatelessRun | undefined;
   /** An abort asked for before the run was handed over (a handler overflowing its stream synchronously). */
   private abortBeforeRun: Error | undefined;
-  private offClose: (() => void) | undefined;
+  /** `clientLeft`, bound: the response's 'close' listener while the reply is followed. */
+  private closeListener: (() => void) | undefined;
   /** Its entry in `statelessRuns`, while the handler runs. */
   private running: RecencyNode<{ stop(): void }> | undefined;
-  private settle: ((error?: unknown) => void) | undefined;
+  /** The promise `follow` returned: its resolving functions, kept as they are (see the class comment). */
+  private resolveFinished: (() => void) | undefined;
+  private rejectFinished: ((error: unknown) => void) | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -47,9 +53,7 @@ export class StatelessReply {
     private readonly mode: ReplyMode,
     private readonly modern: boolean,
     private readonly tracking: RequestTracking | undefined,
-  ) {
-    this.emit = (message) => this.send(message);
-  }
+  ) {}
 
   /** Takes the handler's run (started with `emit`); settles once the reply has ended or the client has left. */
   follow(run: StatelessRun): Promise<void> {
@@ -59,10 +63,12 @@ export class StatelessReply {
     run.done.then(() => this.runEnded(), this.o.onError);
     if (this.ended) return Promise.resolve();
     const finished = new Promise<void>((resolve, reject) => {
-      this.settle = (error) => (error === undefined ? resolve() : reject(error));
+      this.resolveFinished = resolve;
+      this.rejectFinished = reject;
     });
     // Cancels at once when the client already left (e.g. while an upstream middleware awaited).
-    this.offClose = onResponseClose(this.res, () => this.clientLeft());
+    if (isResponseClosed(this.res)) this.clientLeft();
+    else this.res.once('close', (this.closeListener = this.clientLeft.bind(this)));
     return finished;
   }
 
@@ -71,7 +77,8 @@ export class StatelessReply {
     this.endWithError(ErrorCode.InternalError, `Internal error: ${SHUTDOWN_REASON}; send the request again if that is safe`, SHUTDOWN_REASON);
   }
 
-  private send(message: JsonRpcMessage): Promise<void> | void {
+  /** Every message of the reply goes through this, the final response last (the handler's run calls it). */
+  emit(message: JsonRpcMessage): Promise<void> | void {
     const channel = this.channel;
     if (channel) {
       channel.push({ message });
@@ -156,11 +163,12 @@ export class StatelessReply {
   private finish(error?: unknown): void {
     if (this.ended) return;
     this.ended = true;
-    this.offClose?.();
+    if (this.closeListener) this.res.off('close', this.closeListener);
     // A reply that did not end (the client left mid-stream) cancels its handler; one that ended was answered by a
     // finished handler: nothing to cancel.
     if (!this.res.writableEnded) this.abort(new Error('The client disconnected'));
-    this.settle?.(error);
+    if (error === undefined) this.resolveFinished?.();
+    else this.rejectFinished?.(error);
   }
 }
 
