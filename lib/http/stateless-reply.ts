@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { RequestTracking } from '../observability/observer.js';
-import { SseChannel } from '../session/sse-channel.js';
+import { SseChannel, type SseChannelOwner } from '../session/sse-channel.js';
 import type { StatelessRun } from '../session/stateless-dispatcher.js';
 import type { ResolvedOptions } from './options.js';
 import { replyShape, type ReplyMode } from './reply-shape.js';
@@ -30,7 +30,7 @@ export const SHUTDOWN_REASON = 'the server instance handling this request shut d
  * requests alive through minor collections in the in-process bench, each promoted and freed only by a full
  * collection (docs/benchmarks.md, "Collections that churn, closures kept on a request").
  */
-export class StatelessReply {
+export class StatelessReply implements SseChannelOwner {
   /** The stream's channel, once the reply is SSE and has more to send than its first message. */
   private channel: SseChannel | undefined;
   /** The reply has ended: written in full (JSON, or SSE ending with its first message), or the client left. */
@@ -106,19 +106,25 @@ export class StatelessReply {
       return;
     }
     const channel = new SseChannel(this.o.maxBufferedBytes);
-    // A reader too slow for this unresumable reply.
-    channel.onOverflow = () =>
-      this.endWithError(
-        ErrorCode.ServerError,
-        `The client read this response too slowly: more than ${this.o.maxBufferedBytes} bytes waited to be sent (option maxBufferedBytesPerStream); the request was cancelled`,
-        'The client read the response too slowly',
-      );
+    channel.owner = this;
     this.channel = channel;
     writeStream(res, channel, { keepAlive: this.o.keepAlive, headersSent: true }).then(
       () => this.finish(),
       (error: unknown) => this.finish(error ?? new Error('The SSE stream failed')),
     );
   }
+
+  /** A reader too slow for this unresumable reply: it ends with an error and the handler is cancelled. */
+  channelOverflowed(): void {
+    this.endWithError(
+      ErrorCode.ServerError,
+      `The client read this response too slowly: more than ${this.o.maxBufferedBytes} bytes waited to be sent (option maxBufferedBytesPerStream); the request was cancelled`,
+      'The client read the response too slowly',
+    );
+  }
+
+  /** The stream's writer saw the client leave: the response's close (`clientLeft`) cancels the handler. */
+  channelDetached(): void {}
 
   /** Ends the reply with an error response in place of what still waits, and cancels the handler. */
   private endWithError(code: number, message: string, reason: string): void {

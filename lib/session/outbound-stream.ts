@@ -4,7 +4,7 @@ import type { EventStore } from '../store/event-store.js';
 import { immediateWritesOf, type ImmediateWrites } from '../store/immediate-writes.js';
 import type { RecencyNode } from '../store/recency-list.js';
 import { formatLocalEventId } from './local-event-id.js';
-import { SseChannel } from './sse-channel.js';
+import { SseChannel, type SseChannelOwner } from './sse-channel.js';
 import { isSafeSseField, type SseEvent } from '../store/sse-event.js';
 
 /**
@@ -41,7 +41,7 @@ interface LoggedEvent extends SseEvent {
  * connection. Without an EventStore, ids are `<localKey>/<seq>`; with one, the store mints them. Each message is
  * serialised once, when it is sent; replays reuse the text.
  */
-export class OutboundStream implements RecencyNode<OutboundStream> {
+export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOwner {
   readonly index: number;
   readonly localKey: string;
   readonly streamId: string;
@@ -450,12 +450,14 @@ export class OutboundStream implements RecencyNode<OutboundStream> {
   }
 
   private watch(channel: SseChannel): void {
-    channel.onDetach(() => {
-      if (this.listener !== channel) return;
-      this.listener = undefined;
-      this.onListenerDetached?.();
-    });
-    channel.onOverflow = () => this.overflow(channel);
+    channel.owner = this;
+  }
+
+  /** A connection's client went away: if it was the live one, the stream goes on without a connection. */
+  channelDetached(channel: SseChannel): void {
+    if (this.listener !== channel) return;
+    this.listener = undefined;
+    this.onListenerDetached?.();
   }
 
   /**
@@ -464,7 +466,7 @@ export class OutboundStream implements RecencyNode<OutboundStream> {
    * Without one (the recent-events log is too short to promise that), a request stream ends with an error response
    * and the request is cancelled (`onAbandoned`); the standalone stream's connection just ends.
    */
-  private overflow(channel: SseChannel): void {
+  channelOverflowed(channel: SseChannel): void {
     if (this.listener !== channel) return;
     // The oldest unread event is being written (or is the first the client gets, when a handler sent more than the
     // limit before the first write): it stays, so the client always has an id to resume from. What waits behind it

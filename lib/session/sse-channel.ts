@@ -1,13 +1,25 @@
 import type { QueuedEventSource, SseEvent } from '../store/sse-event.js';
 
 /**
+ * Whoever a channel belongs to (a session's stream, a stateless reply), told of its consumer leaving and of its
+ * queue overflowing through methods rather than closures kept on the channel: a channel is made per request, and a
+ * per-request object holding closures that point back at its owner made V8 keep whole requests alive through minor
+ * collections (docs/benchmarks.md, "Collections that churn, closures kept on a request").
+ */
+export interface SseChannelOwner {
+  /** The channel's consumer went away (its `return()`); called once, after the `onDetach` listeners. */
+  channelDetached(channel: SseChannel): void;
+  /** The channel's queue first held more than its `maxQueuedBytes`; called once. */
+  channelOverflowed(channel: SseChannel): void;
+}
+
+/**
  * A live connection's queue of events, consumed by the HTTP layer with `for await`. `end()` lets the consumer
  * drain what is queued, then finish; the consumer's `return()` (client gone) calls every `onDetach` listener.
  *
  * The queue is bounded in bytes: the HTTP layer stops pulling while the socket is congested, so a client that
- * reads slowly makes events wait here. Past `maxQueuedBytes` the owner's `onOverflow` runs once (it ends the
- * connection so the client resumes, or ends the stream with an error); producers that can wait use
- * `waitForRoom()`.
+ * reads slowly makes events wait here. Past `maxQueuedBytes` its `owner` is told once (it ends the connection so
+ * the client resumes, or ends the stream with an error); producers that can wait use `waitForRoom()`.
  */
 export class SseChannel implements AsyncIterableIterator<SseEvent>, QueuedEventSource {
   /**
@@ -31,8 +43,10 @@ export class SseChannel implements AsyncIterableIterator<SseEvent>, QueuedEventS
    */
   private detachListener: (() => void) | undefined;
   private moreDetachListeners: Array<() => void> | undefined;
-  /** Runs once when the queue first holds more than `maxQueuedBytes`. */
-  onOverflow: (() => void) | undefined;
+  /** Told when the consumer goes away and when the queue first holds more than `maxQueuedBytes`. */
+  owner: SseChannelOwner | undefined = undefined;
+  /** The owner was told of an overflow. */
+  private overflowed = false;
 
   /** @param maxQueuedBytes Bytes of JSON text that may wait for a slow reader; unbounded by default. */
   constructor(private readonly maxQueuedBytes = Number.POSITIVE_INFINITY) {}
@@ -51,10 +65,9 @@ export class SseChannel implements AsyncIterableIterator<SseEvent>, QueuedEventS
     else this.head = queued;
     this.tail = queued;
     this.queuedBytes += sizeOf(event);
-    if (this.waitingBytes > this.maxQueuedBytes && this.onOverflow) {
-      const onOverflow = this.onOverflow;
-      this.onOverflow = undefined;
-      onOverflow();
+    if (this.owner && !this.overflowed && this.waitingBytes > this.maxQueuedBytes) {
+      this.overflowed = true;
+      this.owner.channelOverflowed(this);
     }
     return true;
   }
@@ -190,6 +203,7 @@ export class SseChannel implements AsyncIterableIterator<SseEvent>, QueuedEventS
       this.moreDetachListeners = undefined;
       first?.();
       if (more) for (const listener of more) listener();
+      this.owner?.channelDetached(this);
     }
     return Promise.resolve({ value: undefined, done: true });
   }

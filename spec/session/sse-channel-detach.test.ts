@@ -29,6 +29,21 @@ describe('SseChannel.onDetach', () => {
     expect(calls).toEqual(['b', 'c']);
   });
 
+  test('the owner is told once, after the listeners, with the channel; the channel ending normally tells it nothing', async () => {
+    const calls: string[] = [];
+    const owner = { channelDetached: (channel: SseChannel) => calls.push(channel === detached ? 'owner' : 'owner of another'), channelOverflowed: () => calls.push('overflow') };
+    const detached = new SseChannel();
+    detached.owner = owner;
+    detached.onDetach(() => calls.push('a'));
+    await detached.return();
+    await detached.return();
+    const ended = new SseChannel();
+    ended.owner = owner;
+    ended.end();
+    expect(await ended.next()).toEqual({ value: undefined, done: true });
+    expect(calls).toEqual(['a', 'owner']);
+  });
+
   test('a listener registered after the consumer went away runs at once, and its remover does nothing', async () => {
     const channel = new SseChannel();
     await channel.return();

@@ -32,7 +32,7 @@ describe('SseChannel queue', () => {
   test('overflow runs once when the bytes waiting behind the head pass the limit; room returns once the reader catches up', async () => {
     const channel = new SseChannel(10);
     let overflows = 0;
-    channel.onOverflow = () => overflows++;
+    channel.owner = { channelOverflowed: () => overflows++, channelDetached: () => undefined };
     channel.push(event(1, 8)); // the head: being written, not waiting
     channel.push(event(2, 5));
     expect(channel.waitForRoom()).toBeUndefined(); // 5 waiting, half the limit is 5
