@@ -115,8 +115,15 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       // The stream ended without a message (e.g. the request was cancelled): an empty SSE stream says so.
       start();
     }
-    writeHeld();
-    res.end();
+    // The last frames go out with the end of the response: one write, where a write and then an end took two of
+    // Node's write steps (and an extra tick) for the usual call, whose whole stream is held here by now.
+    if (held !== '' && !res.writableEnded) {
+      const last = held;
+      held = '';
+      res.end(last);
+    } else {
+      res.end();
+    }
   } catch (error) {
     void iterator.return?.();
     throw error;

@@ -14,7 +14,10 @@ import type { SseStream } from '../../lib/store/sse-event.js';
 import { SseChannel } from '../../lib/session/sse-channel.js';
 import { parseSse } from '../helpers/sse.js';
 
-/** Serves one request with `fill(channel)` then writeStream; returns the body, the res.write calls and their sizes. */
+/**
+ * Serves one request with `fill(channel)` then writeStream; returns the body and the sizes of the writes that carried
+ * frames (`res.write`, and `res.end` given the last ones).
+ */
 async function serveChannel(fill: (channel: SseChannel) => void, wrap: (channel: SseChannel) => SseStream = (channel) => channel): Promise<{ body: string; writes: number[] }> {
   const writes: number[] = [];
   const server = http.createServer((_req, res) => {
@@ -23,6 +26,11 @@ async function serveChannel(fill: (channel: SseChannel) => void, wrap: (channel:
       writes.push(Buffer.byteLength(chunk));
       return write(chunk);
     }) as typeof res.write;
+    const end = res.end.bind(res) as (chunk?: string) => http.ServerResponse;
+    res.end = ((chunk?: unknown) => {
+      if (typeof chunk === 'string') writes.push(Buffer.byteLength(chunk));
+      return end(typeof chunk === 'string' ? chunk : undefined);
+    }) as typeof res.end;
     const channel = new SseChannel();
     fill(channel);
     void writeStream(res, wrap(channel), { keepAlive: new KeepAliveTicker(0) });
