@@ -66,16 +66,11 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
   private cache: LoggedEvent[] = [];
   /** Bytes of JSON text in `cache`. */
   private cacheBytes = 0;
-  private readonly cacheLimit: number;
-  private readonly cacheByteLimit: number;
-  private readonly maxBufferedBytes: number;
-  private readonly sseRetry: number;
+  /** Shared with the owner's other streams (read from there, not copied: a stream is made per request). */
+  private readonly settings: OutboundStreamSettings;
   private readonly eventStore: EventStore | undefined;
   /** The store's writes that are done when they return (`InMemoryEventStore`), if it has them. */
   private readonly immediateWrites: ImmediateWrites | undefined;
-  private readonly onStoreError: (error: unknown) => void;
-  private readonly onCacheBytes: ((delta: number) => void) | undefined;
-  private readonly onAbandoned: ((stream: OutboundStream) => void) | undefined;
   /** Keeps store writes (and what follows them) in order. */
   private tail: Promise<void> | undefined;
   /**
@@ -106,19 +101,13 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
    * incarnation is random per session object, so a session restored elsewhere never reuses the ids of an earlier copy.
    * @param streamId `<sessionId>/<localKey>`: the id under which an EventStore keeps the stream.
    */
-  constructor(index: number, localKey: string, streamId: string, options: OutboundStreamSettings) {
+  constructor(index: number, localKey: string, streamId: string, settings: OutboundStreamSettings) {
     this.index = index;
     this.localKey = localKey;
     this.streamId = streamId;
-    this.cacheLimit = options.cacheLimit;
-    this.cacheByteLimit = options.cacheByteLimit;
-    this.maxBufferedBytes = options.maxBufferedBytes;
-    this.sseRetry = options.sseRetry;
-    this.eventStore = options.eventStore;
-    this.immediateWrites = immediateWritesOf(options.eventStore);
-    this.onStoreError = options.onStoreError;
-    this.onCacheBytes = options.onCacheBytes;
-    this.onAbandoned = options.onAbandoned;
+    this.settings = settings;
+    this.eventStore = settings.eventStore;
+    this.immediateWrites = immediateWritesOf(settings.eventStore);
   }
 
   /** The stream itself, as the value of its node among the session's retained streams. */
@@ -133,7 +122,7 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
 
   /** Forgets the recent events (the stream is evicted): their bytes are given back to the budgets. */
   releaseCache(): void {
-    if (this.cacheBytes !== 0) this.onCacheBytes?.(-this.cacheBytes);
+    if (this.cacheBytes !== 0) this.settings.onCacheBytes?.(-this.cacheBytes);
     // Emptied in place: a new array per evicted stream (one per request once a session holds maxRetainedStreams)
     // was an allocation site V8 pretenured (bench/run.js --gc-profile).
     this.cache.length = 0;
@@ -198,7 +187,7 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
    */
   waitForRoom(): Promise<void> | undefined {
     if (!this.held) return this.listener?.waitForRoom();
-    if (this.heldBytes <= this.maxBufferedBytes / 2) return undefined;
+    if (this.heldBytes <= this.settings.maxBufferedBytes / 2) return undefined;
     return new Promise((resolve) => {
       (this.heldRoomWaiters ??= []).push(resolve);
     });
@@ -234,7 +223,7 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
       // objects: a connection may still hold the old ones in its queue.)
       this.cache = this.cache.map((event) => (event.message === undefined ? event : { id: event.id, seq: event.seq, retry: event.retry, data: event.data }));
       if (this.immediateWrites) this.immediateWrites.completeStreamNow(this.streamId);
-      else if (this.eventStore?.completeStream) this.eventStore.completeStream(this.streamId).catch(this.onStoreError);
+      else if (this.eventStore?.completeStream) this.eventStore.completeStream(this.streamId).catch(this.settings.onStoreError);
     });
   }
 
@@ -311,7 +300,7 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
           channel.push({ id: stored.id, message: stored.event.message, retry: stored.event.retry });
         }
       } catch (error) {
-        this.onStoreError(error);
+        this.settings.onStoreError(error);
         channel.end();
         return;
       } finally {
@@ -333,7 +322,7 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
   private emit(partial: { message?: JsonRpcMessage; retry?: number }): boolean {
     const event: LoggedEvent = partial;
     if (event.message !== undefined) {
-      const data = serialise(event.message, this.onStoreError);
+      const data = serialise(event.message, this.settings.onStoreError);
       if (data === undefined) return false;
       event.data = data.text;
       event.message = data.message;
@@ -350,7 +339,7 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
         this.acceptStoredId(event, this.immediateWrites.storeEventNow(this.streamId, { message: event.message, retry: event.retry, data: event.data }));
       } catch (error) {
         this.storeFailed = true;
-        this.onStoreError(error);
+        this.settings.onStoreError(error);
       }
       this.record(event);
       return true;
@@ -372,7 +361,7 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
         this.acceptStoredId(event, await (early ?? this.store(store, event)));
       } catch (error) {
         this.storeFailed = true;
-        this.onStoreError(error);
+        this.settings.onStoreError(error);
       }
       this.record(event);
     });
@@ -383,7 +372,7 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
   private acceptStoredId(event: LoggedEvent, id: string): void {
     // CR, LF or NUL in an id would let the store inject fields.
     if (isSafeSseField(id)) event.id = id;
-    else this.onStoreError(new TypeError(`EventStore.storeEvent returned an event id that cannot be written to an SSE stream (${JSON.stringify(String(id).slice(0, 64))}); ids must be strings without CR, LF or NUL, at most 1024 characters`));
+    else this.settings.onStoreError(new TypeError(`EventStore.storeEvent returned an event id that cannot be written to an SSE stream (${JSON.stringify(String(id).slice(0, 64))}); ids must be strings without CR, LF or NUL, at most 1024 characters`));
   }
 
   /** Stores an event; `data` (the JSON text already made) lets a store measure or write it without serialising again. */
@@ -401,12 +390,12 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
     this.cache.push(event);
     this.cacheBytes += size;
     let released = 0;
-    while (this.cache.length > this.cacheLimit || (this.cacheBytes > this.cacheByteLimit && this.cache.length > 0)) {
+    while (this.cache.length > this.settings.cacheLimit || (this.cacheBytes > this.settings.cacheByteLimit && this.cache.length > 0)) {
       const dropped = this.cache.shift()!.data?.length ?? 0;
       this.cacheBytes -= dropped;
       released += dropped;
     }
-    if (size !== released) this.onCacheBytes?.(size - released);
+    if (size !== released) this.settings.onCacheBytes?.(size - released);
     this.deliver(event);
   }
 
@@ -415,7 +404,7 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
       this.held.push(event);
       this.heldBytes += event.data?.length ?? 0;
       // Not a quick request: its lease is taken now, before what is held outgrows the connection's budget.
-      if (this.heldBytes > this.maxBufferedBytes / 2) void this.leaseNow?.();
+      if (this.heldBytes > this.settings.maxBufferedBytes / 2) void this.leaseNow?.();
       return;
     }
     if (this.listener?.push(event)) {
@@ -444,7 +433,7 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
   }
 
   private newChannel(): SseChannel {
-    const channel = new SseChannel(this.maxBufferedBytes);
+    const channel = new SseChannel(this.settings.maxBufferedBytes);
     this.watch(channel);
     return channel;
   }
@@ -476,18 +465,18 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
     if (firstDropped !== undefined) this.deliveredSeq = Math.min(this.deliveredSeq, firstDropped - 1);
     this.listener = undefined;
     if (resumable) {
-      channel.push({ retry: this.sseRetry });
+      channel.push({ retry: this.settings.sseRetry });
     } else if (this.requestId !== undefined) {
       channel.push({
         message: errorResponse(
           this.requestId,
           ErrorCode.ServerError,
-          `The client read this response too slowly: more than ${this.maxBufferedBytes} bytes waited to be sent (maxBufferedBytesPerStream), and the stream cannot be resumed without an EventStore; the request was cancelled`,
+          `The client read this response too slowly: more than ${this.settings.maxBufferedBytes} bytes waited to be sent (maxBufferedBytesPerStream), and the stream cannot be resumed without an EventStore; the request was cancelled`,
         ),
       });
     }
     channel.end();
-    if (!resumable && this.requestId !== undefined) this.onAbandoned?.(this);
+    if (!resumable && this.requestId !== undefined) this.settings.onAbandoned?.(this);
   }
 
   /**
@@ -513,7 +502,7 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
   }
 
   private track(pending: Promise<void>): void {
-    const tracked: Promise<void> = pending.catch(this.onStoreError).then(() => {
+    const tracked: Promise<void> = pending.catch(this.settings.onStoreError).then(() => {
       if (this.tail === tracked) this.tail = undefined;
     });
     this.tail = tracked;
