@@ -43,7 +43,7 @@ export class SseChannel implements AsyncIterableIterator<SseEvent>, QueuedEventS
    */
   private detachListener: (() => void) | undefined;
   private moreDetachListeners: Array<() => void> | undefined;
-  /** Told when the consumer goes away and when the queue first holds more than `maxQueuedBytes`. */
+  /** @internal Told when the consumer goes away and when the queue first holds more than `maxQueuedBytes`. */
   owner: SseChannelOwner | undefined = undefined;
   /** The owner was told of an overflow. */
   private overflowed = false;
