@@ -13,18 +13,27 @@ let served: Served;
 let client: Client;
 let transport: StreamableHTTPClientTransport;
 
-/** GET requests that carried `Last-Event-ID` (resumes), with what the server wrote on each. */
+/** GET requests that carried `Last-Event-ID` (resumes), with what the server wrote on each (written or ended with). */
 const resumes: Array<{ lastEventId: string; body: string }> = [];
 function recordResumes(req: Request, res: Response, next: NextFunction): void {
   const lastEventId = req.headers['last-event-id'];
   if (req.method === 'GET' && typeof lastEventId === 'string') {
     const resume = { lastEventId, body: '' };
     resumes.push(resume);
+    // What the server writes, by write() or with the response's end() (the stream's last frames go out with it).
+    const record = (chunk: unknown) => {
+      if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) resume.body += chunk.toString();
+    };
     const write = res.write;
     res.write = ((chunk: unknown, ...rest: unknown[]) => {
-      if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) resume.body += chunk.toString();
+      record(chunk);
       return (write as (...args: unknown[]) => boolean).call(res, chunk, ...rest);
     }) as typeof res.write;
+    const end = res.end;
+    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+      record(chunk);
+      return (end as (...args: unknown[]) => Response).call(res, chunk, ...rest);
+    }) as typeof res.end;
   }
   next();
 }
