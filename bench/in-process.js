@@ -12,7 +12,9 @@
 //   node bench/in-process.js --targets node-mcp-2026 --alloc-profile  # bytes allocated per call, by function
 //
 // For an A/B, alternate whole runs of the two builds (each in its own process: two builds loaded in one process
-// share Node's and zod's inline caches and slow each other down).
+// share Node's and zod's inline caches and slow each other down), one target per run: with several targets in a
+// process, each one's garbage between rounds changes what the next one's collections keep (docs/benchmarks.md,
+// "Collections that churn, closures kept on a request"). `node --trace-gc-nvp` beside it shows what is promoted.
 //
 // Rounds are interleaved (every target once per round); each target's figure is its least CPU per call over the
 // rounds (other jobs only ever add CPU time; the median round is reported beside it). Every answer
