@@ -5,11 +5,17 @@
 //
 //   node bench/gc-survival.js            # every pattern, three processes each
 //   node bench/gc-survival.js map-churn  # one pattern
+//   node bench/gc-survival.js --targets node-mcp-session,node-least-mcp-session
+//                                        # in-process targets (bench/in-process.js), one per process, three each
 //
-// Which ones promote depends on the Node version (see the docs); the loops themselves are deterministic.
+// Which patterns promote depends on the Node version (see the docs); the loops themselves are deterministic. For a
+// target, 13-25 KB per scavenge is what a harness that keeps nothing of a call promotes here; hundreds of KB mean
+// finished calls are being kept (BENCH_DIST measures another build, as bench/in-process.js does).
 'use strict';
 
+const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+const { parseArgs } = require('node:util');
 
 const PATTERNS = {
   /** A long-lived Map whose table has aged into the old generation; one set and one delete per iteration. */
@@ -40,24 +46,34 @@ const PATTERNS = {
 
 const PRELUDE = 'const mk = () => new Array(20).fill(0).map((_, i) => ({ i }));';
 
-/** KB promoted per scavenge over the last ten scavenges of one process running `body`. */
-function promotedKbPerScavenge(body) {
-  const run = spawnSync(process.execPath, ['--trace-gc-nvp', '-e', `${PRELUDE}\n${body}`], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  if (run.status !== 0) throw new Error(`the loop failed: ${run.stderr}`);
-  const promoted = run.stdout
+/** KB promoted per scavenge, and ms per scavenge, over the last `last` scavenges of one traced Node process. */
+function traced(args, last) {
+  const run = spawnSync(process.execPath, ['--trace-gc-nvp', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (run.status !== 0) throw new Error(`the traced process failed: ${run.stderr || run.stdout.slice(-2000)}`);
+  const scavenges = run.stdout
     .split('\n')
     .filter((line) => / gc=s /.test(line))
-    .map((line) => Number(/ promoted=(\d+)/.exec(line)?.[1] ?? NaN))
-    .slice(-10);
-  if (promoted.length === 0 || promoted.some(Number.isNaN)) throw new Error('no scavenge was traced');
-  return promoted.reduce((sum, bytes) => sum + bytes, 0) / promoted.length / 1024;
+    .map((line) => ({ promoted: Number(/ promoted=(\d+)/.exec(line)?.[1] ?? NaN), pause: Number(/ pause=([\d.]+)/.exec(line)?.[1] ?? NaN) }))
+    .slice(-last);
+  if (scavenges.length === 0 || scavenges.some((s) => Number.isNaN(s.promoted) || Number.isNaN(s.pause))) throw new Error('no scavenge was traced');
+  const mean = (key) => scavenges.reduce((sum, s) => sum + s[key], 0) / scavenges.length;
+  return { kb: mean('promoted') / 1024, ms: mean('pause') };
 }
 
-const wanted = process.argv.slice(2);
-for (const name of wanted) if (!PATTERNS[name]) throw new Error(`unknown pattern ${name}; one of ${Object.keys(PATTERNS).join(', ')}`);
-console.log(`Node ${process.version}: KB promoted per scavenge (last ten scavenges), three processes each`);
-for (const [name, body] of Object.entries(PATTERNS)) {
-  if (wanted.length && !wanted.includes(name)) continue;
-  const figures = [0, 1, 2].map(() => promotedKbPerScavenge(body).toFixed(0));
-  console.log(`  ${name.padEnd(14)} ${figures.join('  ')}`);
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { targets: { type: 'string' } } });
+if (values.targets) {
+  const inProcess = path.join(__dirname, 'in-process.js');
+  console.log(`Node ${process.version}: in-process targets, one per process: KB promoted per scavenge and ms per scavenge (last fifteen), three processes each`);
+  for (const target of values.targets.split(',')) {
+    const figures = [0, 1, 2].map(() => traced([inProcess, '--targets', target, '--rounds', '2', '--requests', '8000'], 15));
+    console.log(`  ${target.padEnd(28)} ${figures.map((f) => `${f.kb.toFixed(0)} KB ${f.ms.toFixed(2)} ms`).join('   ')}`);
+  }
+} else {
+  for (const name of positionals) if (!PATTERNS[name]) throw new Error(`unknown pattern ${name}; one of ${Object.keys(PATTERNS).join(', ')}`);
+  console.log(`Node ${process.version}: KB promoted per scavenge (last ten scavenges), three processes each`);
+  for (const [name, body] of Object.entries(PATTERNS)) {
+    if (positionals.length && !positionals.includes(name)) continue;
+    const figures = [0, 1, 2].map(() => traced(['-e', `${PRELUDE}\n${body}`], 10).kb.toFixed(0));
+    console.log(`  ${name.padEnd(14)} ${figures.join('  ')}`);
+  }
 }
