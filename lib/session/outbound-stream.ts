@@ -434,12 +434,8 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
 
   private newChannel(): SseChannel {
     const channel = new SseChannel(this.settings.maxBufferedBytes);
-    this.watch(channel);
-    return channel;
-  }
-
-  private watch(channel: SseChannel): void {
     channel.owner = this;
+    return channel;
   }
 
   /** A connection's client went away: if it was the live one, the stream goes on without a connection. */
@@ -484,7 +480,7 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
    * after `afterSeq`, or after what the last connection received) and then the stream live.
    */
   adoptExisting(channel: SseChannel, afterSeq: number | undefined): void {
-    this.watch(channel);
+    channel.owner = this; // told when its client leaves or it overflows (channelDetached, channelOverflowed)
     this.after(() => {
       this.replayInto(channel, afterSeq ?? this.deliveredSeq);
       this.adopt(channel);
