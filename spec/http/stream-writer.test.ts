@@ -2,7 +2,8 @@
  * writeStream with a channel: the events a channel already holds go out in one write with the one awaited (at most
  * a socket buffer's worth), in order, and a channel that has ended with nothing left ends the response at once;
  * a channel watched by the observer (`onEvent`, tracing) is written the same way, and every event is seen; events
- * that arrive within one tick share a write, and none is held past its tick.
+ * that arrive within one tick share a write, and none is held past its tick (the priming event reaches the client
+ * before a slow response); a client that leaves before the first write detaches the stream.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -117,5 +118,52 @@ describe('writeStream', () => {
     });
     expect(parseSse(body).map((e) => e.id)).toEqual(['p', 'e1']);
     expect(writes).toHaveLength(2);
+  });
+
+  test('the priming event reaches the client while the response is still to come', async () => {
+    let respond = (): void => undefined;
+    const server = http.createServer((_req, res) => {
+      const channel = new SseChannel();
+      channel.push({ id: 'p', retry: 1000 });
+      respond = () => {
+        channel.push({ id: 'e1', message: { jsonrpc: '2.0', id: 1, result: { content: [] } } });
+        channel.end();
+      };
+      void writeStream(res, channel, { keepAlive: new KeepAliveTicker(0) });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const response = await fetch(`http://127.0.0.1:${port}/`);
+      const reader = response.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('id: p\nretry: 1000\ndata: \n\n');
+      respond();
+      let rest = '';
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+      expect(parseSse(rest).map((e) => e.id)).toEqual(['e1']);
+    } finally {
+      server.close();
+    }
+  });
+
+  test('a client that leaves before the first write detaches the stream, and the writer returns', async () => {
+    let detached = false;
+    let written: Promise<void> | undefined;
+    const server = http.createServer((req, res) => {
+      const channel = new SseChannel();
+      channel.onDetach(() => (detached = true));
+      channel.push({ id: 'p', retry: 1000 });
+      written = writeStream(res, channel, { keepAlive: new KeepAliveTicker(0) });
+      req.socket.destroy(); // before the end of the tick
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
+      await expect(written).resolves.toBeUndefined();
+      expect(detached).toBe(true);
+    } finally {
+      server.close();
+    }
   });
 });
