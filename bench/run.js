@@ -707,7 +707,7 @@ async function nativeProfile(options) {
   const target = options.targets[0];
   if (!perfWorks()) throw new Error('--native-profile needs perf (linux-perf) and permission to sample processes (root, or kernel.perf_event_paranoid <= 1)');
   const file = profileFile(target, 'perf.data');
-  const { run, pid } = await profiledRun(options, ['--perf-basic-prof'], async (child, measure) => {
+  const { run, pid } = await profiledRun(options, ['--perf-basic-prof', '--logfile=/dev/null'], async (child, measure) => {
     const perf = spawn('perf', ['record', '-q', '-e', 'cpu-clock', '-F', '2000', '-p', String(child.pid), '-o', file], { stdio: 'ignore' });
     const perfDone = new Promise((resolve) => perf.once('exit', resolve));
     try {
@@ -756,7 +756,7 @@ async function gcProfile(options) {
     if (/ gc=s /.test(line)) measured.scavenges++;
     else if (/ gc=(mc|mmc|ms) /.test(line)) measured.fullCollections++;
   };
-  const execArgv = ['--trace-gc-nvp', '--trace-pretenuring-statistics', '--perf-basic-prof', '--no-compact'];
+  const execArgv = ['--trace-gc-nvp', '--trace-pretenuring-statistics', '--perf-basic-prof', '--logfile=/dev/null', '--no-compact'];
   let sites = [];
   const { run, pid } = await profiledRun(
     options,
