@@ -213,23 +213,18 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
     if (this.completed) return;
     this.completed = true;
     this.completedAt = now;
-    // Its step now when no store write is pending (the usual call): no closure for it.
-    if (this.tail) this.after(() => this.end());
-    else this.end();
-  }
-
-  /** The completion's step: every event is recorded (stored, with a store); the live connection ends. */
-  private end(): void {
-    this.ended = true;
-    // Nothing need be held back any more.
-    this.releaseDelivery();
-    this.listener?.end();
-    this.listener = undefined;
-    // A finished stream is only replayed: keep each event's JSON text, not the message objects too. (New
-    // objects: a connection may still hold the old ones in its queue.)
-    this.cache = this.cache.map((event) => (event.message === undefined ? event : { id: event.id, seq: event.seq, retry: event.retry, data: event.data }));
-    if (this.immediateWrites) this.immediateWrites.completeStreamNow(this.streamId);
-    else if (this.eventStore?.completeStream) this.eventStore.completeStream(this.streamId).catch(this.settings.onStoreError);
+    this.after(() => {
+      this.ended = true;
+      // Every event is recorded (stored, with a store) by now: nothing need be held back any more.
+      this.releaseDelivery();
+      this.listener?.end();
+      this.listener = undefined;
+      // A finished stream is only replayed: keep each event's JSON text, not the message objects too. (New
+      // objects: a connection may still hold the old ones in its queue.)
+      this.cache = this.cache.map((event) => (event.message === undefined ? event : { id: event.id, seq: event.seq, retry: event.retry, data: event.data }));
+      if (this.immediateWrites) this.immediateWrites.completeStreamNow(this.streamId);
+      else if (this.eventStore?.completeStream) this.eventStore.completeStream(this.streamId).catch(this.settings.onStoreError);
+    });
   }
 
   /**
@@ -261,19 +256,14 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
   /** Opens a live connection that starts with whatever no connection has received yet. */
   connect(primingRetry: number | undefined): SseChannel {
     const channel = this.newChannel();
-    // Attached now when no store write is pending (a new request's stream): no closure for it.
-    if (this.tail) this.after(() => this.attach(channel, primingRetry));
-    else this.attach(channel, primingRetry);
+    this.after(() => {
+      if (primingRetry !== undefined && !this.eventStore) channel.push({ id: formatLocalEventId(this.localKey, this.deliveredSeq), retry: primingRetry });
+      this.replayInto(channel, this.deliveredSeq);
+      this.adopt(channel);
+    });
     // With a store, the priming event is stored like any other so that its id resumes on any instance.
     if (primingRetry !== undefined && this.eventStore) this.emit({ retry: primingRetry });
     return channel;
-  }
-
-  /** `connect`'s step: the priming event (without a store), what no connection received yet, then the stream live. */
-  private attach(channel: SseChannel, primingRetry: number | undefined): void {
-    if (primingRetry !== undefined && !this.eventStore) channel.push({ id: formatLocalEventId(this.localKey, this.deliveredSeq), retry: primingRetry });
-    this.replayInto(channel, this.deliveredSeq);
-    this.adopt(channel);
   }
 
   /** True when this stream's log can serve a resume after `seq` (the events after it are still cached). */
