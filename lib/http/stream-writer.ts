@@ -12,6 +12,9 @@ export const SSE_HEADERS = {
   'X-Accel-Buffering': 'no',
 };
 
+/** `SSE_HEADERS` as the flat name/value list `writeHead` also takes. */
+const SSE_HEADER_LIST = Object.entries(SSE_HEADERS).flat();
+
 export interface WriteOptions {
   keepAlive: KeepAliveTicker;
   headers?: Record<string, string>;
@@ -31,9 +34,10 @@ export interface WriteOptions {
 /**
  * Writes a stream as one SSE response and ends it when the stream ends, so keep-alive clients reuse the
  * connection. Events are written at the end of the tick they arrive in, together with whatever else arrives in
- * it. A client that goes away detaches from the stream (`return()`); it is not a cancellation. A response that is
- * already closed when this is called (the client left while something awaited) detaches at once and writes
- * nothing.
+ * it; a stream that has ended by the end of its first tick (a priming event and a quick handler's response) goes
+ * out as one body with its `Content-Length`, not chunked. A client that goes away detaches from the stream
+ * (`return()`); it is not a cancellation. A response that is already closed when this is called (the client left
+ * while something awaited) detaches at once and writes nothing.
  */
 export async function writeStream(res: ServerResponse, stream: SseStream, options: WriteOptions): Promise<void> {
   const iterator = stream[Symbol.asyncIterator]();
@@ -65,6 +69,16 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
     held = '';
     if (tracked) tracked.lastWrite = Date.now();
   };
+  // The stream's first frames, held with the headers unwritten until the end of the tick: when the stream ends
+  // within it, the whole response is one body with its length (see `endWhole`); otherwise they go out then.
+  let firstHeld = false;
+  const writeFirst = () => {
+    if (!firstHeld) return;
+    firstHeld = false;
+    if (gone || res.writableEnded) return;
+    start();
+    writeHeld();
+  };
   try {
     if (gone) {
       pending?.catch(() => undefined); // detached already: the pending next() settles as done
@@ -74,8 +88,22 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       started = true;
       tracked = options.keepAlive.track(res);
     } else if (!options.preferJson) {
-      start();
-      if (options.flushHeaders) res.flushHeaders();
+      // What the stream already holds (a request's priming event) is taken now, without a promise. With nothing
+      // queued the headers are set at once: keep-alive comments need them while the stream waits.
+      const first = channel && pending === undefined && !options.flushHeaders ? channel.takeQueued() : undefined;
+      if (first === undefined) {
+        start();
+        if (options.flushHeaders) res.flushHeaders();
+      } else {
+        held = formatStreamEvent(first);
+        takeQueued();
+        if (channel!.exhausted) return endWhole(res, held, options.headers);
+        firstHeld = true;
+        // At the end of the tick: a tick queued from a microtask runs once the microtasks queued so far are done,
+        // however this was called (from a request's event or after an await), so a response a few promise steps
+        // away (a quick handler's, a store's acknowledgement) is in by then.
+        queueMicrotask(() => process.nextTick(writeFirst));
+      }
     }
     for (;;) {
       // Backpressure: while the socket is congested nothing more is pulled, so events wait in the stream's
@@ -85,6 +113,13 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       pending = undefined;
       if (next.done || gone) break;
       const event: SseEvent = next.value;
+      if (firstHeld) {
+        held += formatStreamEvent(event);
+        takeQueued();
+        if (channel?.exhausted) break;
+        if (held.length >= res.writableHighWaterMark) writeFirst();
+        continue;
+      }
       if (!started) {
         if (event.message === undefined) continue; // priming is meaningless in a JSON answer
         const shape = replyShape(event.message, 'auto', false);
@@ -96,12 +131,7 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       }
       if (res.writableEnded) break;
       held += formatStreamEvent(event);
-      // At most a socket buffer's worth: what waits beyond that stays in the channel's bounded queue (backpressure).
-      while (channel && held.length < res.writableHighWaterMark) {
-        const queued = channel.takeQueued();
-        if (queued === undefined) break;
-        held += formatStreamEvent(queued);
-      }
+      takeQueued();
       if (channel?.exhausted) break;
       // Written at the end of this tick, with whatever else arrives by then; a buffer's worth is written now.
       if (held.length >= res.writableHighWaterMark) writeHeld();
@@ -111,6 +141,10 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       }
     }
     if (gone) return;
+    if (firstHeld) {
+      firstHeld = false;
+      return endWhole(res, held, options.headers);
+    }
     if (!started) {
       // The stream ended without a message (e.g. the request was cancelled): an empty SSE stream says so.
       start();
@@ -128,9 +162,30 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
     void iterator.return?.();
     throw error;
   } finally {
+    firstHeld = false; // a queued writeFirst has nothing left to do
     off();
     options.keepAlive.untrack(tracked);
   }
+
+  /** Adds what the channel already holds to `held`, up to a socket buffer's worth (the rest waits in the channel: backpressure). */
+  function takeQueued(): void {
+    while (channel && held.length < res.writableHighWaterMark) {
+      const queued = channel.takeQueued();
+      if (queued === undefined) break;
+      held += formatStreamEvent(queued);
+    }
+  }
+}
+
+/**
+ * A whole SSE response known at once (the stream ended before anything was written): its frames as one body with
+ * its `Content-Length`. Node writes it without chunk framing, in one step.
+ */
+function endWhole(res: ServerResponse, frames: string, headers: Record<string, string> | undefined): void {
+  if (res.writableEnded) return;
+  const length = String(Buffer.byteLength(frames));
+  res.writeHead(200, headers ? { ...SSE_HEADERS, ...headers, 'Content-Length': length } : [...SSE_HEADER_LIST, 'Content-Length', length]);
+  res.end(frames);
 }
 
 /** Settles when a congested response can take more ('drain'), or when it closed. */

@@ -3,7 +3,8 @@
  * a socket buffer's worth), in order, and a channel that has ended with nothing left ends the response at once;
  * a channel watched by the observer (`onEvent`, tracing) is written the same way, and every event is seen; events
  * that arrive within one tick share a write, and none is held past its tick (the priming event reaches the client
- * before a slow response); a client that leaves before the first write detaches the stream.
+ * before a slow response); a stream that ends within its first tick is one body with its Content-Length, any other
+ * is chunked; a client that leaves before the first write detaches the stream.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +20,11 @@ import { parseSse } from '../helpers/sse.js';
  * Serves one request with `fill(channel)` then writeStream; returns the body and the sizes of the writes that carried
  * frames (`res.write`, and `res.end` given the last ones).
  */
-async function serveChannel(fill: (channel: SseChannel) => void, wrap: (channel: SseChannel) => SseStream = (channel) => channel): Promise<{ body: string; writes: number[] }> {
+async function serveChannel(
+  fill: (channel: SseChannel) => void,
+  wrap: (channel: SseChannel) => SseStream = (channel) => channel,
+  headers?: Record<string, string>,
+): Promise<{ body: string; writes: number[]; headers: Headers }> {
   const writes: number[] = [];
   const server = http.createServer((_req, res) => {
     const write = res.write.bind(res) as (chunk: string) => boolean;
@@ -34,13 +39,13 @@ async function serveChannel(fill: (channel: SseChannel) => void, wrap: (channel:
     }) as typeof res.end;
     const channel = new SseChannel();
     fill(channel);
-    void writeStream(res, wrap(channel), { keepAlive: new KeepAliveTicker(0) });
+    void writeStream(res, wrap(channel), { keepAlive: new KeepAliveTicker(0), headers });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
     const response = await fetch(`http://127.0.0.1:${port}/`);
-    return { body: await response.text(), writes };
+    return { body: await response.text(), writes, headers: response.headers };
   } finally {
     server.close();
   }
@@ -120,6 +125,40 @@ describe('writeStream', () => {
     expect(writes).toHaveLength(2);
   });
 
+  test('a stream that ends within its first tick is one body with its Content-Length, the extra headers kept', async () => {
+    const { body, writes, headers } = await serveChannel(
+      (channel) => {
+        channel.push({ id: 'p', retry: 1000 });
+        void Promise.resolve().then(() => {
+          channel.push({ id: 'e1', message: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'é' }] } } });
+          channel.end();
+        });
+      },
+      undefined,
+      { 'Mcp-Session-Id': 'abc' },
+    );
+    expect(parseSse(body).map((e) => e.id)).toEqual(['p', 'e1']);
+    expect(writes).toHaveLength(1);
+    // Bytes, not characters: the body holds a two-byte character.
+    expect(headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+    expect(headers.get('transfer-encoding')).toBeNull();
+    expect(headers.get('content-type')).toBe('text/event-stream');
+    expect(headers.get('cache-control')).toBe('no-cache, no-transform');
+    expect(headers.get('x-accel-buffering')).toBe('no');
+    expect(headers.get('mcp-session-id')).toBe('abc');
+  });
+
+  test('a stream with nothing queued when the writer starts is chunked (its headers set at once, for keep-alive comments)', async () => {
+    const { body, headers } = await serveChannel((channel) => {
+      setTimeout(() => {
+        channel.push({ id: 'e1', message: { jsonrpc: '2.0', id: 1, result: { content: [] } } });
+        channel.end();
+      }, 20);
+    });
+    expect(parseSse(body).map((e) => e.id)).toEqual(['e1']);
+    expect(headers.get('transfer-encoding')).toBe('chunked');
+  });
+
   test('the priming event reaches the client while the response is still to come', async () => {
     let respond = (): void => undefined;
     const server = http.createServer((_req, res) => {
@@ -135,6 +174,8 @@ describe('writeStream', () => {
     try {
       const { port } = server.address() as AddressInfo;
       const response = await fetch(`http://127.0.0.1:${port}/`);
+      expect(response.headers.get('content-length')).toBeNull();
+      expect(response.headers.get('transfer-encoding')).toBe('chunked');
       const reader = response.body!.getReader();
       expect(new TextDecoder().decode((await reader.read()).value)).toBe('id: p\nretry: 1000\ndata: \n\n');
       respond();
