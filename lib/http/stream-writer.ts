@@ -62,22 +62,14 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
   // EventStore acknowledged a few promise steps later) share one write, which is one HTTP chunk, not one each.
   let held = '';
   let flushQueued = false;
+  // The first frames may be held with the headers not yet set (see below): their write starts the response.
   const writeHeld = () => {
     flushQueued = false;
     if (held === '' || gone || res.writableEnded) return;
+    if (!started) start();
     res.write(held);
     held = '';
     if (tracked) tracked.lastWrite = Date.now();
-  };
-  // The stream's first frames, held with the headers unwritten until the end of the tick: when the stream ends
-  // within it, the whole response is one body with its length (see `endWhole`); otherwise they go out then.
-  let firstHeld = false;
-  const writeFirst = () => {
-    if (!firstHeld) return;
-    firstHeld = false;
-    if (gone || res.writableEnded) return;
-    start();
-    writeHeld();
   };
   try {
     if (gone) {
@@ -88,8 +80,10 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       started = true;
       tracked = options.keepAlive.track(res);
     } else if (!options.preferJson) {
-      // What the stream already holds (a request's priming event) is taken now, without a promise. With nothing
-      // queued the headers are set at once: keep-alive comments need them while the stream waits.
+      // What the stream already holds (a request's priming event) is taken now, without a promise, and held with
+      // the headers not yet set: a stream that has ended when the held frames are written is one body with its
+      // length (see `endWhole`). With nothing queued the headers are set at once: keep-alive comments need them
+      // while the stream waits.
       const first = channel && pending === undefined && !options.flushHeaders ? channel.takeQueued() : undefined;
       if (first === undefined) {
         start();
@@ -98,11 +92,11 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
         held = formatStreamEvent(first);
         takeQueued();
         if (channel!.exhausted) return endWhole(res, held, options.headers);
-        firstHeld = true;
         // At the end of the tick: a tick queued from a microtask runs once the microtasks queued so far are done,
         // however this was called (from a request's event or after an await), so a response a few promise steps
         // away (a quick handler's, a store's acknowledgement) is in by then.
-        queueMicrotask(() => process.nextTick(writeFirst));
+        flushQueued = true;
+        queueMicrotask(() => process.nextTick(writeHeld));
       }
     }
     for (;;) {
@@ -113,14 +107,7 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       pending = undefined;
       if (next.done || gone) break;
       const event: SseEvent = next.value;
-      if (firstHeld) {
-        held += formatStreamEvent(event);
-        takeQueued();
-        if (channel?.exhausted) break;
-        if (held.length >= res.writableHighWaterMark) writeFirst();
-        continue;
-      }
-      if (!started) {
+      if (!started && options.preferJson) {
         if (event.message === undefined) continue; // priming is meaningless in a JSON answer
         const shape = replyShape(event.message, 'auto', false);
         if (shape.kind === 'json') {
@@ -141,11 +128,9 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       }
     }
     if (gone) return;
-    if (firstHeld) {
-      firstHeld = false;
-      return endWhole(res, held, options.headers);
-    }
     if (!started) {
+      // Nothing written yet: what is held is the whole response.
+      if (held !== '') return endWhole(res, held, options.headers);
       // The stream ended without a message (e.g. the request was cancelled): an empty SSE stream says so.
       start();
     }
@@ -162,7 +147,7 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
     void iterator.return?.();
     throw error;
   } finally {
-    firstHeld = false; // a queued writeFirst has nothing left to do
+    held = ''; // a queued write has nothing left to do
     off();
     options.keepAlive.untrack(tracked);
   }
