@@ -14,7 +14,9 @@
 // garbage on the main thread and leaves out its heuristics that read the clock; with the seeds fixed, the count
 // repeats to about ten thousand instructions in billions, alone or beside other jobs. (Without the seeds each
 // process's own hash seed moved it by 1-3 %; with `--single-threaded` instead of `--predictable`, a run beside
-// another job counted 4 % more, the garbage collector steered by the clock.) The harness warms up with
+// another job counted 4 % more, the garbage collector steered by the clock.) The package's own timers (session
+// sweeps, keep-alive) still fire by the clock and are counted: a count taken while the test suite ran on both
+// cores came out 3 % higher, so compare builds in one run on an otherwise quiet machine. The harness warms up with
 // min(n, 2,000) calls, then makes n; two sizes of n give the instructions of one call as the difference of the two
 // counts over the difference of the calls, with start-up taken out. Both sizes are large (10,000 and 18,000 by
 // default): V8 still compiles after thousands of calls, and between 4,000 and 8,000 calls that compiling was a
