@@ -20,7 +20,8 @@ export function onResponseClose(res: ServerResponse, fn: () => void): () => void
     fn();
     return noop;
   }
-  res.once('close', fn);
+  // `on`, not `once`: a response emits 'close' once, and `once` wraps `fn` in a bound function and its state.
+  res.on('close', fn);
   return () => {
     res.off('close', fn);
   };

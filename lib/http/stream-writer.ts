@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { holdsQueue, type SseEvent, type SseStream } from '../store/sse-event.js';
+import { holdsQueue, type QueuedEventSource, type SseEvent, type SseStream } from '../store/sse-event.js';
 import type { KeepAliveTicker } from './keep-alive.js';
 import { sendJson } from './respond.js';
 import { onResponseClose } from './response-close.js';
@@ -89,8 +89,7 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
         start();
         if (options.flushHeaders) res.flushHeaders();
       } else {
-        held = formatStreamEvent(first);
-        takeQueued();
+        held = appendQueued(channel!, res, formatStreamEvent(first));
         if (channel!.exhausted) return endWhole(res, held, options.headers);
         // At the end of the tick: a tick queued from a microtask runs once the microtasks queued so far are done,
         // however this was called (from a request's event or after an await), so a response a few promise steps
@@ -118,7 +117,7 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
       }
       if (res.writableEnded) break;
       held += formatStreamEvent(event);
-      takeQueued();
+      if (channel) held = appendQueued(channel, res, held);
       if (channel?.exhausted) break;
       // Written at the end of this tick, with whatever else arrives by then; a buffer's worth is written now.
       if (held.length >= res.writableHighWaterMark) writeHeld();
@@ -151,15 +150,20 @@ export async function writeStream(res: ServerResponse, stream: SseStream, option
     off();
     options.keepAlive.untrack(tracked);
   }
+}
 
-  /** Adds what the channel already holds to `held`, up to a socket buffer's worth (the rest waits in the channel: backpressure). */
-  function takeQueued(): void {
-    while (channel && held.length < res.writableHighWaterMark) {
-      const queued = channel.takeQueued();
-      if (queued === undefined) break;
-      held += formatStreamEvent(queued);
-    }
+/**
+ * `held` with what the channel already holds appended, up to a socket buffer's worth (the rest waits in the
+ * channel: backpressure). A function of its own, not one inside `writeStream`: that one would be a closure made
+ * per response.
+ */
+function appendQueued(channel: QueuedEventSource, res: ServerResponse, held: string): string {
+  while (held.length < res.writableHighWaterMark) {
+    const queued = channel.takeQueued();
+    if (queued === undefined) break;
+    held += formatStreamEvent(queued);
   }
+  return held;
 }
 
 /**

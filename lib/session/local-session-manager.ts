@@ -492,8 +492,9 @@ export class LocalSessionManager implements SessionManager {
         if (capability && session.clientCapabilities[capability] === undefined) throw missingCapabilityError(capability);
       }
       const answers = await Promise.all(entries.map(([, input]) => session.sendToClient(input.method, input.params, stream, { signal: ctx.signal })));
+      const known = (channel.answers ??= {});
       entries.forEach(([key], index) => {
-        channel.answers[key] = answers[index];
+        known[key] = answers[index];
       });
       channel.requestState = signal.state;
       try {

@@ -347,7 +347,8 @@ export class LocalSession implements ClientView {
  * itself and runs the handler again with the answers (keyed requests resolve from them) and its state.
  */
 export class SessionRequestChannel implements RequestChannel {
-  answers: Record<string, unknown> = {};
+  /** Answers by key of the rounds asked so far (made by the first round: most requests never ask). */
+  answers: Record<string, unknown> | undefined = undefined;
   requestState: unknown;
 
   constructor(
@@ -362,8 +363,9 @@ export class SessionRequestChannel implements RequestChannel {
   }
 
   request(method: string, params: Record<string, unknown>, options: OutgoingRequestOptions): Promise<Record<string, unknown>> {
-    if (options.key !== undefined && Object.hasOwn(this.answers, options.key)) {
-      return Promise.resolve(this.answers[options.key] as Record<string, unknown>);
+    const answers = this.answers;
+    if (options.key !== undefined && answers !== undefined && Object.hasOwn(answers, options.key)) {
+      return Promise.resolve(answers[options.key] as Record<string, unknown>);
     }
     return this.session.sendToClient(method, params, this.stream, options);
   }

@@ -178,7 +178,8 @@ export class OutboundStream implements RecencyNode<OutboundStream>, SseChannelOw
 
   /** Ends a hold: what was held back reaches the live connection, in order. */
   releaseDelivery(): void {
-    for (const event of this.endHold() ?? []) this.deliver(event);
+    if (this.held === undefined) return;
+    for (const event of this.endHold()!) this.deliver(event);
   }
 
   /**
