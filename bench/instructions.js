@@ -22,11 +22,12 @@
 // default): V8 still compiles after thousands of calls, and between 4,000 and 8,000 calls that compiling was a
 // quarter of what the difference counted. `--builds` names the builds to compare (BENCH_DIST directories, as
 // bench/in-process.js takes them; default dist/cjs). A count depends on where the build lies, too: the same files
-// in four directories counted 100,529, 100,850, 108,021 and 101,013 instructions per session call (the directory's
-// name reaches V8 as the scripts' names, and with it some of V8's choices of what to optimise). So each build is
-// counted as `--copies` copies (3 by default) in directories of different names beside the project's node_modules
-// (where the build's own imports resolve), alternating between builds; the least count of a build's copies is
-// its figure, and all of them are printed so that a copy counted in the higher mode shows. Needs valgrind
+// in four directories counted 100,529, 100,850, 108,021 and 101,013 instructions per session call, and in six
+// others 95,514-101,249 (the directory's name reaches V8 as the scripts' names, and with it some of V8's choices of
+// what to optimise). So each build is counted as `--copies` copies (3 by default) in directories of different
+// names beside the project's node_modules (where the build's own imports resolve; the same names in every run, so
+// a run repeats), alternating between builds; every copy's count is printed with their median and least. A
+// difference of a few per cent between two builds is within that spread: more copies narrow it. Needs valgrind
 // (Debian: apt-get install valgrind); without it the smoke run is skipped with a notice. A diagnostic, like
 // bench/gc-survival.js: not part of `npm run bench`, and it writes no results file.
 'use strict';
@@ -91,8 +92,11 @@ kit.runScenario(
     if (!(Number.isInteger(copies) && copies >= 1 && copies <= 9)) throw new Error('--copies wants a whole number from 1 to 9');
     for (const build of builds) if (!fs.existsSync(path.join(build, 'index.js'))) throw new Error(`${build} is not a CommonJS build of mcp-express (no index.js); build one with npm run build (dist/cjs)`);
     const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-express-instructions-'));
-    // Copies beside the project's node_modules, so that their imports (zod, node-redis) resolve as the build's do.
-    const copiesDir = fs.mkdtempSync(path.join(kit.root, 'node_modules', '.mcp-express-instructions-'));
+    // Copies beside the project's node_modules, so that their imports (zod, node-redis) resolve as the build's do;
+    // under the same names in every run, since the names move the counts.
+    const copiesDir = path.join(kit.root, 'node_modules', '.mcp-express-instructions');
+    fs.rmSync(copiesDir, { recursive: true, force: true });
+    fs.mkdirSync(copiesDir, { recursive: true });
     try {
       const located = builds.map((build, b) => ({ build, copies: copies === 1 ? [build] : copyBuild(build, b, copies, copiesDir) }));
       const extra = callsMade(more) - callsMade(fewer);
@@ -109,9 +113,10 @@ kit.runScenario(
         }
         for (const entry of perBuild) {
           const name = builds.length > 1 ? `${target} (${path.relative(kit.root, entry.build) || entry.build})` : target;
-          const figure = Math.min(...entry.perCall).toLocaleString('en-US');
-          const each = copies > 1 ? ` (copies: ${entry.perCall.map((n) => n.toLocaleString('en-US')).join(', ')})` : '';
-          console.log(`${name.padEnd(builds.length > 1 ? 60 : 28)} ${figure.padStart(9)} instructions per call${each}`);
+          const sorted = [...entry.perCall].sort((a, b) => a - b);
+          const median = sorted[Math.floor((sorted.length - 1) / 2)].toLocaleString('en-US');
+          const each = copies > 1 ? ` (median; least ${sorted[0].toLocaleString('en-US')}; copies: ${entry.perCall.map((n) => n.toLocaleString('en-US')).join(', ')})` : '';
+          console.log(`${name.padEnd(builds.length > 1 ? 60 : 28)} ${median.padStart(9)} instructions per call${each}`);
         }
       }
     } finally {
