@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Machine instructions per tools/call, counted by valgrind's callgrind: bench/in-process.js's calls, counted rather
-// than timed. A count does not move with what else the machine runs, so two builds that differ by 1 % can be told
-// apart in one pair of runs, where CPU time per call needs many alternating rounds on a shared 2-core machine and
-// still blurs a difference of 5 % (docs/benchmarks.md, "Counting instructions"). It says nothing about cache misses
+// than timed. A count hardly moves with what else the machine runs, where CPU time per call needs many alternating
+// rounds on a shared 2-core machine and still blurs a difference of 5 %; but it moves with the directory a build
+// lies in (below), so two builds are told apart only by more than the spread of their copies' counts, a few per
+// cent for the session call (docs/benchmarks.md, "Counting instructions"). It says nothing about cache misses
 // or the kernel: a change that saves instructions may still cost time under load, so a throughput A/B has the last
 // word.
 //
@@ -93,12 +94,14 @@ kit.runScenario(
     for (const build of builds) if (!fs.existsSync(path.join(build, 'index.js'))) throw new Error(`${build} is not a CommonJS build of mcp-express (no index.js); build one with npm run build (dist/cjs)`);
     const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-express-instructions-'));
     // Copies beside the project's node_modules, so that their imports (zod, node-redis) resolve as the build's do;
-    // under the same names in every run, since the names move the counts.
-    const copiesDir = path.join(kit.root, 'node_modules', '.mcp-express-instructions');
-    fs.rmSync(copiesDir, { recursive: true, force: true });
-    fs.mkdirSync(copiesDir, { recursive: true });
+    // under the same names in every run, since the names move the counts. One copy is the build where it lies.
+    const copiesDir = copies > 1 ? path.join(kit.root, 'node_modules', '.mcp-express-instructions') : undefined;
+    if (copiesDir) {
+      fs.rmSync(copiesDir, { recursive: true, force: true });
+      fs.mkdirSync(copiesDir, { recursive: true });
+    }
     try {
-      const located = builds.map((build, b) => ({ build, copies: copies === 1 ? [build] : copyBuild(build, b, copies, copiesDir) }));
+      const located = builds.map((build, b) => ({ build, copies: copiesDir ? copyBuild(build, b, copies, copiesDir) : [build] }));
       const extra = callsMade(more) - callsMade(fewer);
       console.log(`${version}; instructions per call = (count of ${callsMade(more)} calls - count of ${callsMade(fewer)}) / ${extra}; ${copies} ${copies === 1 ? 'copy' : 'copies'} of each build`);
       for (const target of targets) {
@@ -121,7 +124,7 @@ kit.runScenario(
       }
     } finally {
       fs.rmSync(resultsDir, { recursive: true, force: true });
-      fs.rmSync(copiesDir, { recursive: true, force: true });
+      if (copiesDir) fs.rmSync(copiesDir, { recursive: true, force: true });
     }
   },
   3600,
