@@ -68,7 +68,8 @@ export class StatelessReply implements SseChannelOwner {
     });
     // Cancels at once when the client already left (e.g. while an upstream middleware awaited).
     if (isResponseClosed(this.res)) this.clientLeft();
-    else this.res.once('close', (this.closeListener = this.clientLeft.bind(this)));
+    // `on`, not `once` (see onResponseClose): 'close' comes once, and `finish` removes the listener.
+    else this.res.on('close', (this.closeListener = this.clientLeft.bind(this)));
     return finished;
   }
 
