@@ -9,10 +9,10 @@ import type { McpServer, ServerEvent } from '../server/mcp-server.js';
 import { LOGGING_LEVELS, type LoggingLevel } from '../protocol/types.js';
 import { InputRequiredSignal } from '../server/input-required.js';
 import { toErrorResponse } from './error-response.js';
-import { missingCapabilityError, RequestContext } from '../server/request-context.js';
+import { missingCapabilityError } from '../server/request-context.js';
 import type { EventStore } from '../store/event-store.js';
 import type { SessionStore } from '../store/session-store.js';
-import { InFlightRequest, LocalSession, type LocalSessionSettings, type SessionRequestChannel } from './local-session.js';
+import { InFlightRequest, LocalSession, type LocalSessionSettings } from './local-session.js';
 import type { OutboundStream } from './outbound-stream.js';
 import type { SseStream } from '../store/sse-event.js';
 import { closedStream, replayFromStore } from './store-replay.js';
@@ -309,11 +309,10 @@ export class LocalSessionManager implements SessionManager {
       stream.complete(now);
       return channel;
     }
-    const requestChannel = session.channelFor(stream);
-    const ctx = new RequestContext(request, session, requestChannel, info);
-    session.inflight.set(request.id, new InFlightRequest(ctx, stream));
+    const running = new InFlightRequest(session, stream, request, info);
+    session.inflight.set(request.id, running);
     stream.requestId = request.id;
-    this.dispatch(session, request, ctx, stream, requestChannel);
+    this.dispatch(session, request, running);
     return channel;
   }
 
@@ -445,9 +444,10 @@ export class LocalSessionManager implements SessionManager {
     this.sessions.clear();
   }
 
-  private dispatch(session: LocalSession, request: JsonRpcRequest, ctx: RequestContext, stream: OutboundStream, channel: SessionRequestChannel): void {
+  private dispatch(session: LocalSession, request: JsonRpcRequest, running: InFlightRequest): void {
+    const { ctx, stream } = running;
     const finish = (message: JsonRpcMessage) => {
-      if (session.inflight.get(request.id)?.ctx !== ctx) return; // cancelled, or the session ended
+      if (session.inflight.get(request.id) !== running) return; // cancelled, or the session ended
       session.inflight.delete(request.id);
       const now = Date.now();
       session.lastActivity = now; // a long request ends with a fresh idle period, not an expired session
@@ -457,7 +457,7 @@ export class LocalSessionManager implements SessionManager {
     };
     const fail = (error: unknown) => {
       if (error instanceof InputRequiredSignal) {
-        this.answerInputRequired(session, request, ctx, stream, channel, error).then(finish, (next) => finish(toErrorResponse(request, next, this.onError)));
+        this.answerInputRequired(session, request, running, error).then(finish, (next) => finish(toErrorResponse(request, next, this.onError)));
         return;
       }
       finish(toErrorResponse(request, error, this.onError));
@@ -478,12 +478,11 @@ export class LocalSessionManager implements SessionManager {
   private async answerInputRequired(
     session: LocalSession,
     request: JsonRpcRequest,
-    ctx: RequestContext,
-    stream: OutboundStream,
-    channel: SessionRequestChannel,
+    running: InFlightRequest,
     signal: InputRequiredSignal,
   ): Promise<JsonRpcMessage> {
     const server = this.requireServer();
+    const { ctx, stream } = running;
     for (let round = 1; ; round++) {
       if (round > MAX_INPUT_ROUNDS) throw new McpError(ErrorCode.InternalError, `${request.method} asked for input more than ${MAX_INPUT_ROUNDS} times`);
       const entries = Object.entries(signal.inputRequests);
@@ -492,11 +491,11 @@ export class LocalSessionManager implements SessionManager {
         if (capability && session.clientCapabilities[capability] === undefined) throw missingCapabilityError(capability);
       }
       const answers = await Promise.all(entries.map(([, input]) => session.sendToClient(input.method, input.params, stream, { signal: ctx.signal })));
-      const known = (channel.answers ??= {});
+      const known = (running.answers ??= {});
       entries.forEach(([key], index) => {
         known[key] = answers[index];
       });
-      channel.requestState = signal.state;
+      running.requestState = signal.state;
       try {
         return { jsonrpc: '2.0', id: request.id, result: await server.handle(request.method, request.params, ctx) };
       } catch (error) {

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { isClientResultFor } from '../protocol/client-requests.js';
 import { ErrorCode } from '../protocol/error-codes.js';
-import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc.js';
+import type { JsonRpcRequest, JsonRpcResponse, RequestId } from '../protocol/jsonrpc.js';
 import { McpError } from '../protocol/mcp-error.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
 import type { ClientView } from '../server/client-view.js';
 import type { OutgoingRequestOptions, RequestChannel } from '../server/request-channel.js';
-import type { RequestContext } from '../server/request-context.js';
+import { RequestContext } from '../server/request-context.js';
+import type { RequestInfo } from './session-manager.js';
 import type { EventStore } from '../store/event-store.js';
 import { formatLocalStreamKey, formatOutgoingRequestId } from './local-event-id.js';
 import { OutboundStream, type OutboundStreamSettings } from './outbound-stream.js';
@@ -17,14 +18,6 @@ import type { SessionState } from '../store/session-state.js';
 /** Resource subscriptions one session may hold, and the longest URI it may subscribe to. */
 const MAX_SUBSCRIPTIONS = 1000;
 const MAX_SUBSCRIPTION_URI_LENGTH = 8192;
-
-/** A request running in the session. A class, not an object literal: it points at the whole request (see RequestContext). */
-export class InFlightRequest {
-  constructor(
-    readonly ctx: RequestContext,
-    readonly stream: OutboundStream,
-  ) {}
-}
 
 interface PendingClientRequest {
   method: string;
@@ -218,11 +211,6 @@ export class LocalSession implements ClientView {
     }
   }
 
-  /** The channel a request's handler talks through. */
-  channelFor(stream: OutboundStream): SessionRequestChannel {
-    return new SessionRequestChannel(this, stream);
-  }
-
   /** Opens the GET stream; a second GET while one is live gets a keep-alive-only shadow, never a 409. */
   connectStandalone(primingRetry: number | undefined, afterSeq?: number): SseChannel {
     const primary = this.standalone.listener;
@@ -342,19 +330,26 @@ export class LocalSession implements ClientView {
 }
 
 /**
- * Binds a request's context to its session and stream. It also carries the answers of an emulated
- * multi-round-trip: when a handler ends with `ctx.inputRequired(...)` on a session, the session asks the client
- * itself and runs the handler again with the answers (keyed requests resolve from them) and its state.
+ * A request running in the session: its context, its stream, and the channel its handler talks through (one object
+ * for the three: one is made per request). It also carries the answers of an emulated multi-round-trip: when a
+ * handler ends with `ctx.inputRequired(...)` on a session, the session asks the client itself and runs the handler
+ * again with the answers (keyed requests resolve from them) and its state. A class, not an object literal: it points
+ * at the whole request (see RequestContext).
  */
-export class SessionRequestChannel implements RequestChannel {
+export class InFlightRequest implements RequestChannel {
+  readonly ctx: RequestContext;
   /** Answers by key of the rounds asked so far (made by the first round: most requests never ask). */
   answers: Record<string, unknown> | undefined = undefined;
-  requestState: unknown;
+  requestState: unknown = undefined;
 
   constructor(
     private readonly session: LocalSession,
-    private readonly stream: OutboundStream,
-  ) {}
+    readonly stream: OutboundStream,
+    request: JsonRpcRequest,
+    info: RequestInfo,
+  ) {
+    this.ctx = new RequestContext(request, session, this, info);
+  }
 
   notify(notification: Parameters<RequestChannel['notify']>[0]): Promise<void> | undefined {
     if (this.stream.completed) return undefined;
