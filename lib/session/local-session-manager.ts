@@ -310,7 +310,7 @@ export class LocalSessionManager implements SessionManager {
       return channel;
     }
     const running = new InFlightRequest(session, stream, request, info);
-    session.inflight.set(request.id, running);
+    session.inflight.add(running);
     stream.requestId = request.id;
     this.dispatch(session, request, running);
     return channel;
@@ -405,14 +405,15 @@ export class LocalSessionManager implements SessionManager {
     const retry = this.settings.sseRetry;
     if (this.eventStore) {
       for (const session of this.sessions.values()) {
-        for (const { stream } of session.inflight.values()) stream.closeConnection(retry, true);
+        for (const { stream } of session.inflight.list()) stream.closeConnection(retry, true);
         session.standalone.closeConnection(retry, true);
       }
     }
     await waitWhile(() => this.hasInflight(), timeoutMs);
     const now = Date.now();
     for (const session of this.sessions.values()) {
-      for (const [requestId, { ctx, stream }] of [...session.inflight]) {
+      for (const { ctx, stream } of session.inflight.list()) {
+        const requestId = ctx.requestId;
         session.inflight.delete(requestId);
         ctx.abort(new McpError(ErrorCode.InternalError, SHUT_DOWN_MESSAGE));
         stream.send(errorResponse(requestId, ErrorCode.InternalError, SHUT_DOWN_MESSAGE));
@@ -671,7 +672,7 @@ export class LocalSessionManager implements SessionManager {
   }
 
   private drop(session: LocalSession): void {
-    for (const { stream } of session.inflight.values()) this.leases.release(stream.streamId);
+    for (const { stream } of session.inflight.list()) this.leases.release(stream.streamId);
     session.close();
     this.sessions.delete(session.id);
   }

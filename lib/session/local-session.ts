@@ -12,6 +12,7 @@ import type { EventStore } from '../store/event-store.js';
 import { formatLocalStreamKey, formatOutgoingRequestId } from './local-event-id.js';
 import { OutboundStream, type OutboundStreamSettings } from './outbound-stream.js';
 import { RetainedStreams } from './retained-streams.js';
+import { InFlightRequests } from './inflight-requests.js';
 import { SseChannel } from './sse-channel.js';
 import type { SessionState } from '../store/session-state.js';
 
@@ -60,7 +61,7 @@ export class LocalSession implements ClientView {
   readonly standalone: OutboundStream;
   /** The request streams kept for resumes (running, and finished ones until evicted), oldest first. */
   readonly streams = new RetainedStreams();
-  readonly inflight = new Map<RequestId, InFlightRequest>();
+  readonly inflight = new InFlightRequests<InFlightRequest>();
   private readonly pending = new Map<RequestId, PendingClientRequest>();
   /** Keep-alive-only GET connections waiting to take over the standalone stream, oldest first. */
   private readonly shadows: Array<{ channel: SseChannel; afterSeq: number | undefined }> = [];
@@ -148,7 +149,7 @@ export class LocalSession implements ClientView {
 
   /** True while a client is connected to a request in progress: the session is in use even if silent. */
   hasConnectedRequest(): boolean {
-    for (const { stream } of this.inflight.values()) if (stream.listener?.isOpen) return true;
+    for (const { stream } of this.inflight.list()) if (stream.listener?.isOpen) return true;
     return false;
   }
 
@@ -306,7 +307,7 @@ export class LocalSession implements ClientView {
     if (this.closed) return;
     this.closed = true;
     const ended = new McpError(ErrorCode.ServerError, 'The session ended');
-    for (const { ctx } of this.inflight.values()) ctx.abort(ended);
+    for (const { ctx } of this.inflight.list()) ctx.abort(ended);
     this.inflight.clear();
     for (const pending of this.pending.values()) {
       pending.cleanup();

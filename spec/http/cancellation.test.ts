@@ -46,6 +46,25 @@ describe.each(SESSION_ERA)('cancellation for a %s client', (version) => {
     await b.ended;
   });
 
+  test('ids 7 and "7" at once are two requests: a cancel of the later one leaves the first running', async () => {
+    const first = await openPost(h, version, sessionId, toolCall(7, 'block'));
+    const second = await openPost(h, version, sessionId, toolCall('7', 'block'));
+    await h.probe.until(() => h.probe.started.has(7) && h.probe.started.has('7'));
+    await postMessage(h, version, sessionId, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: '7' } });
+    await second.ended;
+    expect(h.probe.aborted.has('7')).toBe(true);
+    await sleep(30);
+    expect(h.probe.aborted.has(7)).toBe(false);
+    expect(first.isEnded).toBe(false);
+    // The first one still holds its id: a new request with it is refused, one with the freed "7" runs.
+    const duplicate = sseMessages((await postMessage(h, version, sessionId, toolCall(7, 'echo', { text: 'x' }))).text);
+    expect(duplicate).toEqual([expect.objectContaining({ id: 7, error: expect.objectContaining({ message: expect.stringContaining('already in use') }) })]);
+    expect(sseMessages((await postMessage(h, version, sessionId, ping('7'))).text)).toEqual([{ jsonrpc: '2.0', id: '7', result: {} }]);
+    await postMessage(h, version, sessionId, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } });
+    await first.ended;
+    expect(h.probe.aborted.has(7)).toBe(true);
+  });
+
   test('cancelling an unknown or finished request is accepted (202) and harmless', async () => {
     await postMessage(h, version, sessionId, ping(1));
     for (const requestId of [1, 'never-sent']) {
