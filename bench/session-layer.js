@@ -5,7 +5,10 @@
 // `InMemoryEventStore` + `InMemorySessionStore` add to it at several `maxStreams` (the store holds that many
 // streams, evicting one per call once full). docs/benchmarks.md sets these against the in-process table.
 //
-//   node bench/session-layer.js [--smoke] [--calls 20000] [--rounds 12] [--max-streams 100,1000,10000]
+//   node bench/session-layer.js [--smoke] [--calls 20000] [--rounds 12] [--max-streams 100,1000,10000] [--concurrency 1]
+//
+// `--concurrency N` keeps N calls in flight at once in the one session (as the throughput runs' 10 connections
+// do), where the default runs one call at a time.
 //
 // Each configuration runs in a process of its own (one build, one shape of stream in its inline caches), its
 // figure the least CPU per call over the rounds (other jobs only ever add CPU time). Every answer is checked (the
@@ -19,11 +22,18 @@ const kit = require('./scenario-kit.js');
 const { PROTOCOL_VERSION } = require('./targets.js');
 
 const { values } = parseArgs({
-  options: { smoke: { type: 'boolean' }, calls: { type: 'string' }, rounds: { type: 'string' }, 'max-streams': { type: 'string' }, config: { type: 'string' } },
+  options: {
+    smoke: { type: 'boolean' },
+    calls: { type: 'string' },
+    rounds: { type: 'string' },
+    'max-streams': { type: 'string' },
+    concurrency: { type: 'string' },
+    config: { type: 'string' },
+  },
 });
 
 /** One configuration, measured in this (child) process; sends { perCall, rounds } to the parent. */
-async function measure(config, calls, rounds) {
+async function measure(config, calls, rounds, concurrency) {
   const dist = path.resolve(kit.root, process.env.BENCH_DIST || 'dist/cjs');
   const { McpServer, LocalSessionManager, InMemoryEventStore, InMemorySessionStore, mcpMiddleware } = require(path.join(dist, 'index.js'));
   const { formatStreamEvent } = require(path.join(dist, 'http/sse-format.js'));
@@ -63,11 +73,26 @@ async function measure(config, calls, rounds) {
       throw new Error(`call ${request.id}: the stream did not end with the result "5" (last event: ${JSON.stringify(last).slice(0, 300)})`);
     }
   };
-  for (let i = 0; i < Math.min(calls, 2000); i++) await call();
+  /** `count` calls, `concurrency` of them in flight at once. */
+  const run = async (count) => {
+    if (concurrency === 1) {
+      for (let i = 0; i < count; i++) await call();
+      return;
+    }
+    let left = count;
+    const worker = async () => {
+      while (left > 0) {
+        left--;
+        await call();
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  };
+  await run(Math.min(calls, 2000));
   const perRound = [];
   for (let round = 0; round < rounds; round++) {
     const start = process.cpuUsage();
-    for (let i = 0; i < calls; i++) await call();
+    await run(calls);
     const used = process.cpuUsage(start);
     perRound.push((used.user + used.system) / calls);
   }
@@ -77,7 +102,7 @@ async function measure(config, calls, rounds) {
 
 if (values.config) {
   const config = JSON.parse(values.config);
-  measure(config, Number(values.calls), Number(values.rounds)).then(
+  measure(config, Number(values.calls), Number(values.rounds), Number(values.concurrency ?? 1)).then(
     // Forked by the parent: the result goes back over IPC; run by hand (`--config '{"name":"x"}'`): printed.
     (result) => (process.send ? process.send(result, () => process.exit(0)) : console.log(JSON.stringify(result))),
     (error) => {
@@ -92,11 +117,13 @@ if (values.config) {
       const calls = Number(values.calls ?? (smoke ? 500 : 20_000));
       const rounds = Number(values.rounds ?? (smoke ? 2 : 12));
       const maxStreams = (values['max-streams'] ?? (smoke ? '100' : '100,1000,10000')).split(',').map(Number);
+      const concurrency = Number(values.concurrency ?? 1);
+      if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new TypeError(`--concurrency must be a whole number of at least 1 (got ${values.concurrency})`);
       const configs = [{ name: 'no stores' }, ...maxStreams.map((n) => ({ name: `in-memory stores, maxStreams ${n}`, maxStreams: n }))];
       const results = [];
       for (const config of configs) {
         const result = await new Promise((resolve, reject) => {
-          const child = fork(__filename, ['--config', JSON.stringify(config), '--calls', String(calls), '--rounds', String(rounds)], { cwd: kit.root, stdio: 'inherit' });
+          const child = fork(__filename, ['--config', JSON.stringify(config), '--calls', String(calls), '--rounds', String(rounds), '--concurrency', String(concurrency)], { cwd: kit.root, stdio: 'inherit' });
           let answer;
           child.once('message', (message) => (answer = message));
           child.once('exit', (code) => (code === 0 && answer ? resolve(answer) : reject(new Error(`${config.name}: the measuring process exited with code ${code}`))));
@@ -104,7 +131,7 @@ if (values.config) {
         console.log(`${config.name.padEnd(36)} ${result.perCall.toFixed(2).padStart(6)} µs CPU per call (median round ${result.medianRound.toFixed(2)})`);
         results.push({ ...config, ...result });
       }
-      kit.writeResult('session-layer', { settings: { calls, rounds }, results }, { smoke: smoke || Boolean(values.calls || values['max-streams']) });
+      kit.writeResult('session-layer', { settings: { calls, rounds, concurrency }, results }, { smoke: smoke || Boolean(values.calls || values['max-streams'] || values.concurrency) });
     },
     900,
   );

@@ -43,20 +43,34 @@ describe('InFlightRequests', () => {
     expect(inflight.list()).toEqual([]);
   });
 
-  test('list() is a copy: deleting while walking it reaches every request', () => {
-    const inflight = new InFlightRequests<Fake>();
-    for (const id of [1, 2, 3, 'a']) inflight.add(running(id));
-    for (const request of inflight.list()) inflight.delete(request.ctx.requestId);
-    expect(inflight.size).toBe(0);
+  test('list() is a copy: deleting while walking it reaches every request, few or many', () => {
+    for (const count of [4, 100]) {
+      const inflight = new InFlightRequests<Fake>();
+      for (let id = 0; id < count; id++) inflight.add(running(id));
+      expect(inflight.size).toBe(count);
+      expect(inflight.get(count - 1)?.ctx.requestId).toBe(count - 1);
+      for (const request of inflight.list()) inflight.delete(request.ctx.requestId);
+      expect(inflight.size).toBe(0);
+      expect(inflight.get(0)).toBeUndefined();
+    }
   });
 
-  test('behaves as a Map of id to request over random adds and deletes', () => {
-    const id = fc.oneof(fc.integer({ min: -3, max: 6 }), fc.constantFrom('0', '1', 'a', 'b'));
-    const step = fc.oneof(fc.record({ add: id }), fc.record({ remove: id }), fc.record({ clear: fc.constant(true) }));
+  test('behaves as a Map of id to request over random adds and deletes, past the array into its Map and back', () => {
+    // Up to 45 ids at once: more than the 32 that sit in the array beside the field, so the Map is made and dropped.
+    const id = fc.noBias(fc.oneof({ weight: 11, arbitrary: fc.integer({ min: -3, max: 40 }) }, { weight: 1, arbitrary: fc.constantFrom('0', '1', 'a', 'b') }));
+    const step = fc.oneof(
+      { weight: 30, arbitrary: fc.record({ add: id }) },
+      { weight: 12, arbitrary: fc.record({ remove: id }) },
+      { weight: 1, arbitrary: fc.record({ clear: fc.constant(true) }) },
+    );
+    const keys: RequestId[] = [...Array.from({ length: 44 }, (_, i) => i - 3), '0', '1', 'a', 'b', '40', 41];
+    let deepest = 0;
     fc.assert(
-      fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
+      // Each run starts with up to 44 requests already running (so some start past the array), then walks.
+      fc.property(fc.nat({ max: 44 }), fc.array(step, { minLength: 50, maxLength: 300 }), (running0, walk) => {
         const inflight = new InFlightRequests<Fake>();
         const model = new Map<RequestId, Fake>();
+        const steps = [...Array.from({ length: running0 }, (_, i) => ({ add: i - 3 })), ...walk];
         for (const s of steps) {
           if ('add' in s) {
             // Callers add only ids not running (the session refuses a duplicate first).
@@ -71,14 +85,13 @@ describe('InFlightRequests', () => {
             model.clear();
           }
           expect(inflight.size).toBe(model.size);
-          for (const key of [-3, -1, 0, 1, 2, 6, '0', '1', 'a', 'b']) {
-            expect(inflight.get(key)).toBe(model.get(key));
-            expect(inflight.has(key)).toBe(model.has(key));
-          }
+          expect(keys.filter((key) => inflight.get(key) !== model.get(key) || inflight.has(key) !== model.has(key))).toEqual([]);
+          deepest = Math.max(deepest, model.size);
           expect(new Set(inflight.list())).toEqual(new Set(model.values()));
           expect(inflight.list()).toHaveLength(model.size);
         }
       }),
     );
+    expect(deepest).toBeGreaterThan(33); // the Map was used
   });
 });
