@@ -63,10 +63,12 @@ const row = (target) => throughput.summary.find((s) => s.target === target);
  */
 function goals() {
   const list = [];
-  const ratio = (name, short, target, goal, note = '') => {
+  /** `least`: the target of the least such a call by hand, which the goal's own call cannot really outrun. */
+  const ratio = (name, short, target, goal, note = '', least = undefined) => {
     const s = row(target);
     if (!s) return;
-    list.push({ name, short, value: s.pairedRatio, cpu: s.cpuRatio, goal, better: 'higher', unit: '×', shown: `${fmt(s.pairedRatio, 2)}× (${s.target} / ${s.baseline}, same-round median; CPU ratio ${fmt(s.cpuRatio, 2)})${note}` });
+    const leastRow = least === undefined ? undefined : row(least);
+    list.push({ name, short, value: s.pairedRatio, cpu: s.cpuRatio, goal, better: 'higher', unit: '×', least: leastRow?.pairedRatio, shown: `${fmt(s.pairedRatio, 2)}× (${s.target} / ${s.baseline}, same-round median; CPU ratio ${fmt(s.cpuRatio, 2)})${note}` });
   };
   /** A reference row's ratios, as a note after a goal's own ("; label: 0.88× (CPU 0.91)"), when it was measured. */
   const referenceNote = (target, label) => {
@@ -76,8 +78,8 @@ function goals() {
   // The floor fed the same 2026-07-28 request: how much of the gap is the request's own size (no MCP code). The
   // least the same call takes written by hand (bench/server.js, leastMcpHandler): what any server could reach.
   const least = 'the least such a call takes, by hand';
-  ratio('mcpMiddleware on node:http, 2026-07-28 tools/call vs the raw node:http floor', 'node:http, 2026 call / floor', 'node-mcp-2026', 0.75, referenceNote('node-floor-2026', 'the floor fed the same 2026 request') + referenceNote('node-least-mcp-2026', least));
-  ratio('mcpMiddleware on node:http, 2025 session call over SSE vs the floor', 'node:http, session call / floor', 'node-mcp-session', 0.7, referenceNote('node-least-mcp-session', least));
+  ratio('mcpMiddleware on node:http, 2026-07-28 tools/call vs the raw node:http floor', 'node:http, 2026 call / floor', 'node-mcp-2026', 0.75, referenceNote('node-floor-2026', 'the floor fed the same 2026 request') + referenceNote('node-least-mcp-2026', least), 'node-least-mcp-2026');
+  ratio('mcpMiddleware on node:http, 2025 session call over SSE vs the floor', 'node:http, session call / floor', 'node-mcp-session', 0.7, referenceNote('node-least-mcp-session', least), 'node-least-mcp-session');
   ratio('In Express, 2025 session call (SSE) vs bare Express', 'Express, session call / bare', 'mcp-express', 1.0);
   ratio('In Express, 2026-07-28 call vs bare Express', 'Express, 2026 call / bare', 'mcp-express-2026', 1.0);
   const ours = row('mcp-express');
@@ -128,6 +130,8 @@ function goals() {
     g.met = g.better === 'higher' ? g.value >= g.goal : g.value <= g.goal;
     if (g.cpu !== undefined) g.cpuMet = g.cpu >= g.goal;
     g.metAny = g.met || g.cpuMet === true;
+    // The least call by hand measured below the goal's own call: the run's noise is larger than what it compares.
+    g.unsettled = g.least !== undefined && g.least < g.value;
     /** ≥ 1 when the goal is met, whichever way "better" goes: the chart's scale. */
     g.score = g.better === 'higher' ? g.value / g.goal : g.goal / g.value;
   }
@@ -137,8 +141,9 @@ function goals() {
 // ---------------------------------------------------------------------------------------------- markdown
 
 function verdict(g) {
-  if (g.cpuMet === undefined || g.cpuMet === g.met) return g.met ? '**met**' : '**missed**';
-  return g.met ? '**met** by req/s, missed by CPU per request' : '**met** by CPU per request, missed by req/s';
+  const unsettled = g.unsettled ? `, not settled by this run: the least such a call by hand measured ${fmt(g.least, 2)}× in it, below the middleware's own call` : '';
+  if (g.cpuMet === undefined || g.cpuMet === g.met) return (g.met ? '**met**' : '**missed**') + unsettled;
+  return (g.met ? '**met** by req/s, missed by CPU per request' : '**met** by CPU per request, missed by req/s') + unsettled;
 }
 
 /** A profile's location with the build directory shown as dist/cjs (a `--head` build lives in a temp directory). */
@@ -160,7 +165,9 @@ function markdown(goalList) {
   out.push('');
   out.push('Throughput goals are judged twice: by the same-round ratio of req/s and by the CPU ratio (server CPU per');
   out.push('request). On this shared machine other jobs take CPU from some runs and not others, which moves req/s but not');
-  out.push('CPU per request; where the two disagree, the verdict says which one met the goal.');
+  out.push('CPU per request; where the two disagree, the verdict says which one met the goal. The two node:http goals');
+  out.push('are marked not settled by a run in which the least such a call by hand, which the middleware cannot really');
+  out.push('outrun, measured below the middleware\'s own call: that run\'s noise is larger than what it compares.');
   out.push('');
   out.push('| goal | wanted | measured | verdict |');
   out.push('| --- | --- | --- | --- |');
@@ -517,4 +524,4 @@ if (values.check) {
 fs.writeFileSync(docFile, nextDoc);
 fs.writeFileSync(svgFile, nextSvg);
 console.log(`wrote ${path.relative(root, docFile)} (results part) and ${path.relative(root, svgFile)}`);
-for (const g of goalList) console.log(`  ${(g.met ? 'met' : g.metAny ? 'met (CPU)' : 'MISSED').padEnd(9)} ${g.name}: ${g.shown}`);
+for (const g of goalList) console.log(`  ${(g.met ? 'met' : g.metAny ? 'met (CPU)' : 'MISSED').padEnd(9)} ${g.name}: ${g.shown}${g.unsettled ? ' (not settled by this run: the least call by hand measured lower)' : ''}`);
