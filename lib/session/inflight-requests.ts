@@ -59,28 +59,37 @@ export class InFlightRequests<T extends Running> {
     }
   }
 
-  /** False when no request of that id runs. */
-  delete(requestId: RequestId): boolean {
-    if (this.sole !== undefined && this.sole.ctx.requestId === requestId) {
+  /**
+   * Removes the request of that id and returns it; undefined when none runs. With `only`, only when the request of
+   * that id is `only` (a request that ended, whose id a later request may have taken since).
+   */
+  delete(requestId: RequestId, only?: T): T | undefined {
+    const sole = this.sole;
+    if (sole !== undefined && sole.ctx.requestId === requestId) {
+      if (only !== undefined && sole !== only) return undefined;
       this.sole = undefined;
-      return true;
+      return sole;
     }
     const more = this.more;
     if (more !== undefined) {
       for (let i = 0; i < more.length; i++) {
-        if (more[i].ctx.requestId !== requestId) continue;
+        const found = more[i];
+        if (found.ctx.requestId !== requestId) continue;
+        if (only !== undefined && found !== only) return undefined;
         // The last one takes its place (order does not matter); the array goes with its last request.
         const last = more.pop()!;
         if (i < more.length) more[i] = last;
         else if (more.length === 0) this.more = undefined;
-        return true;
+        return found;
       }
-      return false;
+      return undefined;
     }
     const many = this.many;
-    if (many === undefined || !many.delete(requestId)) return false;
-    if (many.size === 0) this.many = undefined;
-    return true;
+    const found = many?.get(requestId);
+    if (found === undefined || (only !== undefined && found !== only)) return undefined;
+    many!.delete(requestId);
+    if (many!.size === 0) this.many = undefined;
+    return found;
   }
 
   clear(): void {

@@ -448,8 +448,7 @@ export class LocalSessionManager implements SessionManager {
   private dispatch(session: LocalSession, request: JsonRpcRequest, running: InFlightRequest): void {
     const { ctx, stream } = running;
     const finish = (message: JsonRpcMessage) => {
-      if (session.inflight.get(request.id) !== running) return; // cancelled, or the session ended
-      session.inflight.delete(request.id);
+      if (session.inflight.delete(request.id, running) === undefined) return; // cancelled, or the session ended
       const now = Date.now();
       session.lastActivity = now; // a long request ends with a fresh idle period, not an expired session
       stream.send(message);

@@ -295,9 +295,8 @@ export class LocalSession implements ClientView {
 
   /** `notifications/cancelled`: the handler's signal fires and no response is sent. False when it does not run here. */
   cancel(requestId: RequestId, reason: unknown, now: number): boolean {
-    const entry = this.inflight.get(requestId);
+    const entry = this.inflight.delete(requestId);
     if (!entry) return false;
-    this.inflight.delete(requestId);
     entry.ctx.abort(reason ?? 'Cancelled by the client');
     entry.stream.complete(now);
     return true;

@@ -18,7 +18,7 @@ describe('InFlightRequests', () => {
     const inflight = new InFlightRequests<Fake>();
     expect(inflight.size).toBe(0);
     expect(inflight.get(1)).toBeUndefined();
-    expect(inflight.delete(1)).toBe(false);
+    expect(inflight.delete(1)).toBeUndefined();
     const one = running(1);
     const oneText = running('1');
     const two = running(2);
@@ -31,7 +31,7 @@ describe('InFlightRequests', () => {
     expect(inflight.has(2)).toBe(true);
     expect(inflight.has('2')).toBe(false);
     // The request in the field goes first: the others stay found, and the next one takes the field.
-    expect(inflight.delete(1)).toBe(true);
+    expect(inflight.delete(1)).toBe(one);
     expect(inflight.get(1)).toBeUndefined();
     expect(inflight.get('1')).toBe(oneText);
     expect(inflight.size).toBe(2);
@@ -60,7 +60,7 @@ describe('InFlightRequests', () => {
     const id = fc.noBias(fc.oneof({ weight: 11, arbitrary: fc.integer({ min: -3, max: 40 }) }, { weight: 1, arbitrary: fc.constantFrom('0', '1', 'a', 'b') }));
     const step = fc.oneof(
       { weight: 30, arbitrary: fc.record({ add: id }) },
-      { weight: 12, arbitrary: fc.record({ remove: id }) },
+      { weight: 12, arbitrary: fc.record({ remove: id, only: fc.constantFrom('none', 'itself', 'stranger') }) },
       { weight: 1, arbitrary: fc.record({ clear: fc.constant(true) }) },
     );
     const keys: RequestId[] = [...Array.from({ length: 44 }, (_, i) => i - 3), '0', '1', 'a', 'b', '40', 41];
@@ -79,7 +79,14 @@ describe('InFlightRequests', () => {
             inflight.add(request);
             model.set(s.add, request);
           } else if ('remove' in s) {
-            expect(inflight.delete(s.remove)).toBe(model.delete(s.remove));
+            // `only`: the running request itself removes it; another request of the same id (one that ended) nothing.
+            const current = model.get(s.remove);
+            if (s.only === 'stranger') {
+              expect(inflight.delete(s.remove, running(s.remove))).toBeUndefined();
+            } else {
+              expect(inflight.delete(s.remove, s.only === 'itself' ? current : undefined)).toBe(current);
+              model.delete(s.remove);
+            }
           } else {
             inflight.clear();
             model.clear();
