@@ -10,6 +10,7 @@
 //   node --cpu-prof bench/in-process.js --targets node-mcp-2026    # a profile of the middleware alone
 //   BENCH_DIST=/tmp/other/dist/cjs node bench/in-process.js        # another build (a patched copy, an older commit)
 //   node bench/in-process.js --targets node-mcp-2026 --alloc-profile  # bytes allocated per call, by function
+//   node bench/in-process.js --targets node-mcp-2026 --count-promises # promises made per call (exact)
 //
 // For an A/B, alternate whole runs of the two builds (each in its own process: two builds loaded in one process
 // share Node's and zod's inline caches and slow each other down), one target per run: with several targets in a
@@ -30,7 +31,7 @@ const { MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION, TARGETS } = require('./target
 
 const inspector = require('node:inspector');
 
-const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, requests: { type: 'string' }, rounds: { type: 'string' }, targets: { type: 'string' }, 'alloc-profile': { type: 'boolean' } } });
+const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, requests: { type: 'string' }, rounds: { type: 'string' }, targets: { type: 'string' }, 'alloc-profile': { type: 'boolean' }, 'count-promises': { type: 'boolean' } } });
 
 /** The targets measured: no Redis (its round trips are not JavaScript) and no Express (its own cost is not ours). */
 const MEASURED = ['node-floor', 'node-floor-2026', 'node-floor-sse', 'node-floor-plus-4us', 'node-least-mcp-2026', 'node-least-mcp-session', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-progress'];
@@ -179,6 +180,31 @@ async function prepare(name, handler) {
   };
 }
 
+/**
+ * --count-promises: the promises each call makes (`v8.promiseHooks.onInit`), counted over the measured rounds. An
+ * exact count, the same in every run of a build, where the CPU time of a promise step or two is lost in the noise of
+ * a shared machine: an `async` function's own promise, a `new Promise`, a `then`, and (with the hook on) one per
+ * `await`. The hook puts V8 on its slower promise paths, so the CPU figures of such a run are not comparable with
+ * others.
+ */
+function promiseCounter() {
+  const v8 = require('node:v8');
+  let made = 0;
+  let stop;
+  return {
+    start: () => {
+      stop = v8.promiseHooks.onInit(() => made++);
+    },
+    /** Stops counting; the promises made since `start`. */
+    stop: () => {
+      stop();
+      const count = made;
+      made = 0;
+      return count;
+    },
+  };
+}
+
 kit.runScenario('in-process', async (smoke) => {
   const requests = Number(values.requests ?? (smoke ? 100 : 8000));
   const rounds = Number(values.rounds ?? (smoke ? 1 : 12));
@@ -189,21 +215,24 @@ kit.runScenario('in-process', async (smoke) => {
   for (const name of wanted) {
     const built = await builders[name]();
     const { call, check } = await prepare(name, built.handler);
-    targets.push({ name, built, call, check, rounds: [], allocations: new Map() });
+    targets.push({ name, built, call, check, rounds: [], allocations: new Map(), promises: 0 });
   }
   const sampler = values['alloc-profile'] ? allocationSampler() : undefined;
+  const promises = values['count-promises'] ? promiseCounter() : undefined;
   let id = FIRST_ID;
   // Warm-up: every target's code optimised before anything is measured; every answer checked here and after.
   for (const target of targets) for (let i = 0; i < Math.min(requests, 2000); i++, id++) target.check(await target.call(id), id);
   for (let round = 1; round <= rounds; round++) {
     for (const target of targets) {
       await sampler?.start();
+      promises?.start();
       const cpu = process.cpuUsage();
       const start = process.hrtime.bigint();
       let last;
       for (let i = 0; i < requests; i++) last = await target.call(++id);
       const wallNs = Number(process.hrtime.bigint() - start);
       const used = process.cpuUsage(cpu);
+      if (promises) target.promises += promises.stop();
       await sampler?.stop(target.allocations);
       target.check(last, id);
       target.rounds.push({ cpuUs: (used.user + used.system) / requests, wallUs: wallNs / 1000 / requests });
@@ -229,8 +258,12 @@ kit.runScenario('in-process', async (smoke) => {
       for (const [where, bytes] of [...t.allocations].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(bytes / calls).toFixed(0).padStart(6)}  ${where}`);
     }
   }
+  if (promises) {
+    console.log('');
+    for (const t of targets) console.log(`${t.name.padEnd(28)} ${(t.promises / (requests * rounds)).toFixed(2).padStart(6)} promises made per call`);
+  }
   for (const t of targets) await t.built.close?.();
   // A partial run (--targets) is for looking, not for the committed results.
-  kit.writeResult('in-process', { settings: { requests, rounds }, results }, { smoke: smoke || Boolean(values.targets) || Boolean(sampler) });
+  kit.writeResult('in-process', { settings: { requests, rounds }, results }, { smoke: smoke || Boolean(values.targets) || Boolean(sampler) || Boolean(promises) });
   if (smoke) console.log('in-process smoke: every answer checked: OK');
 }, 600);
