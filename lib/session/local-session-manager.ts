@@ -26,6 +26,7 @@ import type { StreamLeases } from '../store/stream-leases.js';
 import { LeaseKeeper, leaseDelayOption } from './lease-keeper.js';
 import { waitWhile } from './wait-while.js';
 import type { SessionLifecycleEvent } from '../observability/events.js';
+import { isThenable } from '../server/handler-result.js';
 
 export interface LocalSessionManagerOptions {
   /** A session with no request and no traffic on its GET stream for this long (ms) ends; its id then answers 404. Defaults to 1800000 (30 minutes). */
@@ -758,8 +759,4 @@ function positive(value: number | undefined, name: string): number | undefined {
 /** The session serves this caller: it is not being deleted, and it is theirs (or nobody's). */
 function ownedBy(session: LocalSession, info: RequestInfo): boolean {
   return !session.closing && (session.state.principal === undefined || session.state.principal === info.principal);
-}
-
-function isThenable(value: unknown): value is PromiseLike<Record<string, unknown>> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

@@ -4,6 +4,7 @@ import { McpError } from '../protocol/mcp-error.js';
 import { META_SERVER_INFO } from '../protocol/meta-keys.js';
 import { negotiateVersion, SUPPORTED_VERSIONS } from '../protocol/versions.js';
 import type { ClientView } from '../server/client-view.js';
+import { isThenable } from '../server/handler-result.js';
 import { InputRequiredSignal } from '../server/input-required.js';
 import type { McpServer } from '../server/mcp-server.js';
 import { missingCapabilityError, RequestContext } from '../server/request-context.js';
@@ -66,7 +67,8 @@ export class StatelessDispatcher {
       let message: JsonRpcMessage;
       try {
         if (stateError) throw stateError;
-        const result = await this.invoke(request, ctx, modern);
+        const invoked = this.invoke(request, ctx, modern);
+        const result = isThenable(invoked) ? await invoked : invoked;
         message = { jsonrpc: '2.0', id: request.id, result: modern ? this.decorate(request.method, result) : result };
       } catch (error) {
         if (error instanceof InputRequiredSignal && modern && methodSpec(request.method)?.inputResponses) {
@@ -92,7 +94,7 @@ export class StatelessDispatcher {
     return new StatelessRun(ctx, done);
   }
 
-  private async invoke(request: JsonRpcRequest, ctx: RequestContext, modern: boolean): Promise<Record<string, unknown>> {
+  private invoke(request: JsonRpcRequest, ctx: RequestContext, modern: boolean): Promise<Record<string, unknown>> | Record<string, unknown> {
     if (modern) {
       if (isRemovedInStatelessEra(request.method)) {
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method} was removed in 2026-07-28`);
