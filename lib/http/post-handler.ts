@@ -41,7 +41,10 @@ export async function handlePost(req: Req, res: ServerResponse, o: ResolvedOptio
   const sessionId = header(req, 'mcp-session-id');
   // A stateless server ignores Mcp-Session-Id when it classifies (spec: never mint or echo one).
   if (classifyEra(body, versionHeader, o.sessionManager.stateful ? sessionId : undefined) === 'stateless') {
-    return handleStatelessEraPost(req, res, o, body, versionHeader);
+    // Awaited, not returned: an async function returning a promise takes two more promise steps to adopt it.
+    const served = handleStatelessEraPost(req, res, o, body, versionHeader);
+    if (served) await served;
+    return;
   }
   if (versionHeader !== undefined && !isSessionEraVersion(versionHeader)) {
     return sendError(
@@ -60,7 +63,11 @@ export async function handlePost(req: Req, res: ServerResponse, o: ResolvedOptio
 
   const parsed = parseMessage(body);
   if (typeof parsed === 'string') return sendError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: ${parsed}`, idOf(body));
-  if (!o.sessionManager.stateful) return handleSessionEraStateless(req, res, o, parsed.message, versionHeader);
+  if (!o.sessionManager.stateful) {
+    const served = handleSessionEraStateless(req, res, o, parsed.message, versionHeader);
+    if (served) await served;
+    return;
+  }
 
   if (parsed.kind === 'request' && parsed.message.method === 'initialize') {
     return initialize(res, o, parsed.message, sessionId, versionHeader, info);
