@@ -92,9 +92,15 @@ export function createMcpMiddleware(options: McpMiddlewareOptions, defaultSessio
     const verdict = checkHostAndOrigin(header(req, 'host'), header(req, 'origin'), o.guard);
     if (!verdict.ok) return refuse(res, o, verdict.status, verdict.message);
     switch (req.method) {
-      case 'POST':
-        handlePost(req, res, o).catch(onUnexpected(res));
+      case 'POST': {
+        const unexpected = onUnexpected(res);
+        try {
+          handlePost(req, res, o, unexpected);
+        } catch (error) {
+          unexpected(error);
+        }
         return;
+      }
       case 'GET':
         handleGet(req, res, o).catch(onUnexpected(res));
         return;

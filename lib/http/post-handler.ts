@@ -10,7 +10,7 @@ import type { RequestInfo } from '../session/session-manager.js';
 import type { SseEvent, SseStream } from '../store/sse-event.js';
 import { acceptsJsonAndSse, header, isJsonContentType, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
-import { readJsonBody } from './read-body.js';
+import { readJsonBody, type BodyResult } from './read-body.js';
 import { replyShape } from './reply-shape.js';
 import { sendShuttingDown } from './shutting-down.js';
 import { sendAccepted, sendError, sendJson } from './respond.js';
@@ -24,14 +24,22 @@ import type { RequestTracking } from '../observability/observer.js';
 
 type Req = IncomingMessage & { body?: unknown; _body?: boolean; auth?: RequestInfo['authInfo'] };
 
-export async function handlePost(req: Req, res: ServerResponse, o: ResolvedOptions): Promise<void> {
+/**
+ * A POST: its headers checked, its body read, then `handleBody`. An error the handling throws (or a promise of it
+ * rejects with) goes to `onUnexpected`, the middleware's last resort.
+ */
+export function handlePost(req: Req, res: ServerResponse, o: ResolvedOptions, onUnexpected: (error: unknown) => void): void {
   if (!acceptsJsonAndSse(header(req, 'accept'))) {
     return sendError(res, 406, ErrorCode.ServerError, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
   }
   if (!isJsonContentType(header(req, 'content-type'))) {
     return sendError(res, 415, ErrorCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json');
   }
-  const bodyResult = await readJsonBody(req, o.maxBodyBytes);
+  readJsonBody(req, o.maxBodyBytes, (bodyResult) => handleBody(req, res, o, bodyResult).catch(onUnexpected));
+}
+
+/** A POST whose body has been read (or refused): the message is classified, checked and served. */
+async function handleBody(req: Req, res: ServerResponse, o: ResolvedOptions, bodyResult: BodyResult): Promise<void> {
   if (!bodyResult.ok) {
     return sendError(res, bodyResult.status, bodyResult.status === 413 ? ErrorCode.ServerError : ErrorCode.ParseError, bodyResult.message);
   }
