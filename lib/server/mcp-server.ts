@@ -369,7 +369,7 @@ export class McpServer {
       'tools/call': (params, ctx) => {
         const support = this.taskService && typeof params?.name === 'string' ? this.toolRegistry.taskSupport(params.name) : undefined;
         if (support === undefined || support === 'none') return this.toolRegistry.call(params, ctx);
-        return this.taskService!.callTool(params, ctx, support, (taskCtx) => this.toolRegistry.call(params, taskCtx));
+        return this.taskService!.callTool(params, ctx, support, async (taskCtx) => this.toolRegistry.call(params, taskCtx));
       },
       'resources/list': async (_params, ctx) => {
         const resources = await this.resourceRegistry.list(ctx);

@@ -4,6 +4,7 @@ import { McpError } from '../protocol/mcp-error.js';
 import type { CallToolResult, ToolAnnotations } from '../protocol/types.js';
 import type { TaskSupport } from '../tasks/task-constants.js';
 import type { RequestContext } from './request-context.js';
+import { isThenable } from './handler-result.js';
 import { ToolOutputError } from './tool-output-error.js';
 import { describeZodError, toObjectJsonSchema, toZodSchema, type ZodObjectInput } from './zod-json-schema.js';
 
@@ -171,7 +172,13 @@ export class ToolRegistry {
     return this.listCache;
   }
 
-  async call(params: Record<string, unknown> | undefined, ctx: RequestContext): Promise<CallToolResult> {
+  /**
+   * Calls a tool: its arguments checked, its handler run, its result checked. Answers without a promise when the
+   * handler does, and otherwise chains onto the handler's promise (one promise step, where an async function
+   * awaiting it took two). An unknown tool, or a bad result of a handler that answered at once, is thrown, not
+   * rejected: callers run this inside `try` (a session's dispatch, the stateless run) or an async function (tasks).
+   */
+  call(params: Record<string, unknown> | undefined, ctx: RequestContext): CallToolResult | Promise<CallToolResult> {
     const name = params?.name;
     if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, the name of the tool to call');
     const entry = this.tools.get(name);
@@ -185,30 +192,41 @@ export class ToolRegistry {
       }
       args = parsed.data;
     }
-    let result: CallToolResult;
+    let produced: CallToolResult | PromiseLike<CallToolResult>;
     try {
-      result = await entry.handler(args, ctx);
+      produced = entry.handler(args, ctx);
     } catch (error) {
-      if (error instanceof McpError || isControlSignal(error)) throw error;
-      const message = error instanceof Error ? error.message : String(error);
-      return { content: [{ type: 'text', text: message }], isError: true };
+      return toolFailure(error);
     }
-    if (entry.output && !result.isError) {
-      if (result.structuredContent === undefined) {
-        throw new ToolOutputError(`Tool ${name} declares an outputSchema but returned no structuredContent`);
-      }
-      const checked = entry.output.safeParse(result.structuredContent);
-      if (!checked.success) {
-        throw new ToolOutputError(`Tool ${name} returned structuredContent that does not match its outputSchema: ${describeZodError(checked.error)}`);
-      }
-    }
-    return result;
+    if (isThenable(produced)) return Promise.resolve(produced).then((result) => checkedResult(entry, result), toolFailure);
+    return checkedResult(entry, produced);
   }
 
   private changed(): void {
     this.listCache = undefined;
     this.onChange();
   }
+}
+
+/** What a tool's handler threw (or rejected with): the client's isError result, unless it is the protocol's. */
+function toolFailure(error: unknown): CallToolResult {
+  if (error instanceof McpError || isControlSignal(error)) throw error;
+  const message = error instanceof Error ? error.message : String(error);
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** A handler's result, checked against the tool's outputSchema when it has one (a ToolOutputError when it fails). */
+function checkedResult(entry: ToolEntry, result: CallToolResult): CallToolResult {
+  if (entry.output && !result.isError) {
+    if (result.structuredContent === undefined) {
+      throw new ToolOutputError(`Tool ${entry.name} declares an outputSchema but returned no structuredContent`);
+    }
+    const checked = entry.output.safeParse(result.structuredContent);
+    if (!checked.success) {
+      throw new ToolOutputError(`Tool ${entry.name} returned structuredContent that does not match its outputSchema: ${describeZodError(checked.error)}`);
+    }
+  }
+  return result;
 }
 
 /** Errors that steer the dispatcher (2026-07-28 input_required) rather than report a tool failure. */
