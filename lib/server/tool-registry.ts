@@ -4,7 +4,6 @@ import { McpError } from '../protocol/mcp-error.js';
 import type { CallToolResult, ToolAnnotations } from '../protocol/types.js';
 import type { TaskSupport } from '../tasks/task-constants.js';
 import type { RequestContext } from './request-context.js';
-import { isThenable } from './handler-result.js';
 import { ToolOutputError } from './tool-output-error.js';
 import { describeZodError, toObjectJsonSchema, toZodSchema, type ZodObjectInput } from './zod-json-schema.js';
 
@@ -173,10 +172,9 @@ export class ToolRegistry {
   }
 
   /**
-   * Calls a tool: its arguments checked, its handler run, its result checked. Answers without a promise when the
-   * handler does, and otherwise chains onto the handler's promise (one promise step, where an async function
-   * awaiting it took two). An unknown tool, or a bad result of a handler that answered at once, is thrown, not
-   * rejected: callers run this inside `try` (a session's dispatch, the stateless run) or an async function (tasks).
+   * Calls a tool: its arguments checked, its handler run, its result checked. Chains onto the handler's result with
+   * one `then` (an async function awaiting it took two promise steps). An unknown tool is thrown, not rejected:
+   * callers run this inside `try` (a session's dispatch, the stateless run) or an async function (tasks).
    */
   call(params: Record<string, unknown> | undefined, ctx: RequestContext): CallToolResult | Promise<CallToolResult> {
     const name = params?.name;
@@ -196,10 +194,12 @@ export class ToolRegistry {
     try {
       produced = entry.handler(args, ctx);
     } catch (error) {
-      return toolFailure(error);
+      produced = Promise.reject(error);
     }
-    if (isThenable(produced)) return Promise.resolve(produced).then((result) => checkedResult(entry, result), toolFailure);
-    return checkedResult(entry, produced);
+    // Through a promise even when the handler answered at once: its result then reaches the request's stream after
+    // the HTTP layer has begun reading it, so a result larger than maxBufferedBytesPerStream is handed to the
+    // writer rather than queued beside a writer not yet there (which would count as a slow reader).
+    return Promise.resolve(produced).then((result) => checkedResult(entry, result), toolFailure);
   }
 
   private changed(): void {

@@ -1,6 +1,6 @@
 /**
- * A tool's outcomes are the same whether its handler answers at once or with a promise (the registry answers
- * without a promise when the handler does): its result, an error it throws (an isError result), an McpError it
+ * A tool's outcomes are the same whether its handler answers at once or with a promise (the registry chains onto
+ * either with one `then`): its result, an error it throws (an isError result), an McpError it
  * throws (a JSON-RPC error), a result that breaks its outputSchema or lacks its structuredContent (-32603, reported
  * to onError), and invalid arguments (an isError result, the handler not run). In a session and in a 2026-07-28
  * request.
