@@ -10,7 +10,6 @@
 //   node --cpu-prof bench/in-process.js --targets node-mcp-2026    # a profile of the middleware alone
 //   BENCH_DIST=/tmp/other/dist/cjs node bench/in-process.js        # another build (a patched copy, an older commit)
 //   node bench/in-process.js --targets node-mcp-2026 --alloc-profile  # bytes allocated per call, by function
-//   node bench/in-process.js --targets node-mcp-2026 --count-promises # promises made per call (exact)
 //
 // For an A/B, alternate whole runs of the two builds (each in its own process: two builds loaded in one process
 // share Node's and zod's inline caches and slow each other down), one target per run: with several targets in a
@@ -18,9 +17,9 @@
 // "Collections that churn, closures kept on a request"). `node --trace-gc-nvp` beside it shows what is promoted.
 //
 // Rounds are interleaved (every target once per round); each target's figure is its least CPU per call over the
-// rounds (other jobs only ever add CPU time; the median round is reported beside it). Every answer
-// is checked (status 200, the result "5", and for the progress target its notification). Results:
-// bench/results/in-process.json.
+// rounds (other jobs only ever add CPU time; the median round is reported beside it). A last, untimed round counts
+// the promises each call makes (exact, unlike the time: see promiseCounter). Every answer is checked (status 200,
+// the result "5", and for the progress target its notification). Results: bench/results/in-process.json.
 'use strict';
 
 const http = require('node:http');
@@ -31,7 +30,7 @@ const { MODERN_PROTOCOL_VERSION, PROTOCOL_VERSION, TARGETS } = require('./target
 
 const inspector = require('node:inspector');
 
-const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, requests: { type: 'string' }, rounds: { type: 'string' }, targets: { type: 'string' }, 'alloc-profile': { type: 'boolean' }, 'count-promises': { type: 'boolean' } } });
+const { values } = parseArgs({ options: { smoke: { type: 'boolean' }, requests: { type: 'string' }, rounds: { type: 'string' }, targets: { type: 'string' }, 'alloc-profile': { type: 'boolean' } } });
 
 /** The targets measured: no Redis (its round trips are not JavaScript) and no Express (its own cost is not ours). */
 const MEASURED = ['node-floor', 'node-floor-2026', 'node-floor-sse', 'node-floor-plus-4us', 'node-least-mcp-2026', 'node-least-mcp-session', 'node-mcp-2026', 'node-mcp-session', 'node-mcp-session-memory', 'node-mcp-session-progress'];
@@ -181,11 +180,11 @@ async function prepare(name, handler) {
 }
 
 /**
- * --count-promises: the promises each call makes (`v8.promiseHooks.onInit`), counted over the measured rounds. An
+ * The promises each call makes (`v8.promiseHooks.onInit`), counted in a round of their own after the timed ones: an
  * exact count, the same in every run of a build, where the CPU time of a promise step or two is lost in the noise of
- * a shared machine: an `async` function's own promise, a `new Promise`, a `then`, and (with the hook on) one per
- * `await`. The hook puts V8 on its slower promise paths, so the CPU figures of such a run are not comparable with
- * others.
+ * a shared machine. It counts an `async` function's own promise, a `new Promise`, a `then`, and (with the hook on)
+ * one per `await`; the harness's own two (its promise and its `await`) are in every target's count. The hook puts
+ * V8 on its slower promise paths, so that round is not timed.
  */
 function promiseCounter() {
   const v8 = require('node:v8');
@@ -215,28 +214,35 @@ kit.runScenario('in-process', async (smoke) => {
   for (const name of wanted) {
     const built = await builders[name]();
     const { call, check } = await prepare(name, built.handler);
-    targets.push({ name, built, call, check, rounds: [], allocations: new Map(), promises: 0 });
+    targets.push({ name, built, call, check, rounds: [], allocations: new Map(), promisesPerCall: undefined });
   }
   const sampler = values['alloc-profile'] ? allocationSampler() : undefined;
-  const promises = values['count-promises'] ? promiseCounter() : undefined;
   let id = FIRST_ID;
   // Warm-up: every target's code optimised before anything is measured; every answer checked here and after.
   for (const target of targets) for (let i = 0; i < Math.min(requests, 2000); i++, id++) target.check(await target.call(id), id);
   for (let round = 1; round <= rounds; round++) {
     for (const target of targets) {
       await sampler?.start();
-      promises?.start();
       const cpu = process.cpuUsage();
       const start = process.hrtime.bigint();
       let last;
       for (let i = 0; i < requests; i++) last = await target.call(++id);
       const wallNs = Number(process.hrtime.bigint() - start);
       const used = process.cpuUsage(cpu);
-      if (promises) target.promises += promises.stop();
       await sampler?.stop(target.allocations);
       target.check(last, id);
       target.rounds.push({ cpuUs: (used.user + used.system) / requests, wallUs: wallNs / 1000 / requests });
     }
+  }
+  // The promise count, after the timed rounds (the hook slows what it watches).
+  const promises = promiseCounter();
+  const counted = Math.min(requests, 1000);
+  for (const target of targets) {
+    promises.start();
+    let last;
+    for (let i = 0; i < counted; i++) last = await target.call(++id);
+    target.promisesPerCall = promises.stop() / counted;
+    target.check(last, id);
   }
   const floorTarget = targets.find((t) => t.name === 'node-floor');
   // The least CPU a target took in a round: other jobs on the machine only ever add to CPU time (shared caches,
@@ -245,10 +251,10 @@ kit.runScenario('in-process', async (smoke) => {
   const floor = floorTarget ? least(floorTarget) : NaN;
   const results = targets.map((t) => {
     const cpuUs = least(t);
-    return { target: t.name, cpuUsPerCall: cpuUs, medianCpuUsPerCall: kit.median(t.rounds.map((r) => r.cpuUs)), overFloorUs: cpuUs - floor, rounds: t.rounds };
+    return { target: t.name, cpuUsPerCall: cpuUs, medianCpuUsPerCall: kit.median(t.rounds.map((r) => r.cpuUs)), overFloorUs: cpuUs - floor, promisesPerCall: t.promisesPerCall, rounds: t.rounds };
   });
   for (const r of results) {
-    console.log(`${r.target.padEnd(28)} ${r.cpuUsPerCall.toFixed(1).padStart(6)} µs CPU per call (${r.overFloorUs >= 0 ? '+' : ''}${r.overFloorUs.toFixed(1)} over the floor; median round ${r.medianCpuUsPerCall.toFixed(1)})`);
+    console.log(`${r.target.padEnd(28)} ${r.cpuUsPerCall.toFixed(1).padStart(6)} µs CPU per call (${r.overFloorUs >= 0 ? '+' : ''}${r.overFloorUs.toFixed(1)} over the floor; median round ${r.medianCpuUsPerCall.toFixed(1)}); ${r.promisesPerCall.toFixed(2)} promises per call`);
   }
   if (sampler) {
     for (const t of targets) {
@@ -258,12 +264,8 @@ kit.runScenario('in-process', async (smoke) => {
       for (const [where, bytes] of [...t.allocations].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(bytes / calls).toFixed(0).padStart(6)}  ${where}`);
     }
   }
-  if (promises) {
-    console.log('');
-    for (const t of targets) console.log(`${t.name.padEnd(28)} ${(t.promises / (requests * rounds)).toFixed(2).padStart(6)} promises made per call`);
-  }
   for (const t of targets) await t.built.close?.();
   // A partial run (--targets) is for looking, not for the committed results.
-  kit.writeResult('in-process', { settings: { requests, rounds }, results }, { smoke: smoke || Boolean(values.targets) || Boolean(sampler) || Boolean(promises) });
+  kit.writeResult('in-process', { settings: { requests, rounds }, results }, { smoke: smoke || Boolean(values.targets) || Boolean(sampler) });
   if (smoke) console.log('in-process smoke: every answer checked: OK');
 }, 600);

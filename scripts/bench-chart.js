@@ -285,12 +285,16 @@ function markdown(goalList) {
     out.push('');
     out.push(`The handler of each target gets real \`IncomingMessage\`/\`ServerResponse\` objects on an in-memory socket: what is measured is the handler's own JavaScript (Node's response writing included), without the kernel, the HTTP parser or the load generator. Each figure is the least CPU per call over ${inProcess.settings.rounds} interleaved rounds of ${inProcess.settings.requests} calls (other jobs only ever add CPU time).`);
     out.push('');
-    out.push('| target | CPU µs per call | over `node-floor` (µs) | × `node-floor` | throughput ratio above (to its baseline) |');
-    out.push('| --- | ---: | ---: | ---: | ---: |');
+    // Promises per call: counted in an untimed round (bench/in-process.js), the harness's own two included.
+    const counted = inProcess.results.some((r) => r.promisesPerCall !== undefined);
+    if (counted) out.push("The promises per call are counted in an untimed round after the timed ones (`v8.promiseHooks`: each `async` function's promise, `new Promise`, `then`, and each `await`), the harness's own two included: an exact count, the same in every run of a build.");
+    if (counted) out.push('');
+    out.push(`| target | CPU µs per call | over \`node-floor\` (µs) | × \`node-floor\` | throughput ratio above (to its baseline) |${counted ? ' promises per call |' : ''}`);
+    out.push(`| --- | ---: | ---: | ---: | ---: |${counted ? ' ---: |' : ''}`);
     const floor = inProcess.results.find((r) => r.target === 'node-floor');
     for (const r of inProcess.results) {
       const s = row(r.target);
-      out.push(`| \`${r.target}\` | ${fmt(r.cpuUsPerCall, 1)} | ${r.target === 'node-floor' ? '' : fmt(r.overFloorUs, 1)} | ${floor ? fmt(r.cpuUsPerCall / floor.cpuUsPerCall, 2) : '–'} | ${!s ? '' : s.target === s.baseline ? '1.00' : `${fmt(s.pairedRatio, 2)} (\`${s.baseline}\`)`} |`);
+      out.push(`| \`${r.target}\` | ${fmt(r.cpuUsPerCall, 1)} | ${r.target === 'node-floor' ? '' : fmt(r.overFloorUs, 1)} | ${floor ? fmt(r.cpuUsPerCall / floor.cpuUsPerCall, 2) : '–'} | ${!s ? '' : s.target === s.baseline ? '1.00' : `${fmt(s.pairedRatio, 2)} (\`${s.baseline}\`)`} |${counted ? ` ${r.promisesPerCall === undefined ? '–' : fmt(r.promisesPerCall, Number.isInteger(r.promisesPerCall) ? 0 : 2)} |` : ''}`);
     }
     out.push('');
   }

@@ -8,7 +8,7 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; status: 400
  * not deliver: a body another middleware consumed without setting `req.body`, or a request whose client already
  * went away, is a 400. `done` is called at once when there is nothing to read, else from the request's 'end' (or
  * 'error', 'close'). A callback, not a promise: the promise and the `await` of it were two of a call's promise
- * steps (bench/in-process.js --count-promises).
+ * steps (bench/in-process.js counts them).
  */
 export function readJsonBody(req: IncomingMessage & { body?: unknown; _body?: boolean }, maxBytes: number, done: (result: BodyResult) => void): void {
   // A declared length over the limit is refused before an upstream parser's result is taken. This covers bodies

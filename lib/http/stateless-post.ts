@@ -29,8 +29,8 @@ type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
  * A POST of the stateless (2026-07-28) era: validates the envelope and the standard headers in the spec's
  * order, then serves the request with no session. Settles once the reply has ended; an answer written at once
  * (a refusal, a notification's 202) returns nothing. Not `async`: its caller awaits what it returns, where an
- * `async` function returning that promise took two more promise steps per request (bench/in-process.js
- * --count-promises).
+ * `async` function returning that promise took two more promise steps per request (bench/in-process.js counts
+ * them).
  */
 export function handleStatelessEraPost(req: Req, res: ServerResponse, o: ResolvedOptions, body: unknown, versionHeader: string | undefined): Promise<void> | void {
   const verdict = checkStatelessInbound(body, versionHeader, (name) => header(req, name), o.paramHeaders);
