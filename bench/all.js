@@ -9,7 +9,7 @@
 //   npm run bench:smoke                     # = node bench/all.js --smoke: each step briefly, every answer checked
 //
 // Options: --smoke; --skip <step,step> (throughput, resume, memory, fanout, redis-trips, socket-writes, in-process,
-// session-layer, profiles, native-profiles, gc-profiles, gc-survival and instructions (smoke only), chart);
+// session-layer, profiles, native-profiles, gc-profiles, gc-survival, instructions and ab (smoke only), chart);
 // native-profiles is skipped with a notice where perf does not work;
 // --head: measure the last commit, not the working tree: `git archive HEAD` is built (CommonJS) in a temp
 // directory and every step uses it (BENCH_DIST), so edits in progress in lib/ do not get measured.
@@ -50,6 +50,8 @@ const steps = smoke
       ['gc-survival', ['bench/gc-survival.js', 'bound-field']],
       // The instruction counter for A/Bs ("Counting instructions"): it runs under valgrind and its counts parse.
       ['instructions', ['bench/instructions.js', '--smoke']],
+      // The A/B of builds in process ("Promise steps"): it runs and its figures parse.
+      ['ab', ['bench/ab.js', '--smoke']],
       // docs/benchmarks.md and docs/benchmarks.svg are what the committed bench/results give (no hand-edited figures).
       ['chart', ['scripts/bench-chart.js', '--check']],
     ]
