@@ -32,9 +32,12 @@ function measure(build, target, requests, rounds, scratch) {
     encoding: 'utf8',
     env: { ...process.env, BENCH_DIST: build, BENCH_SMOKE_DIR: scratch },
   });
-  const line = new RegExp(`^${target}\\s+([\\d.]+) µs CPU per call .*; ([\\d.]+) promises per call$`, 'm').exec(run.stdout);
-  if (run.status !== 0 || !line) throw new Error(`bench/in-process.js with ${build} failed (exit ${run.status}):\n${run.stdout}\n${run.stderr}`);
-  return { cpuUs: Number(line[1]), promises: Number(line[2]) };
+  if (run.status !== 0) throw new Error(`bench/in-process.js with ${build} failed (exit ${run.status}):\n${run.stdout}\n${run.stderr}`);
+  // Its results file (a run of chosen targets writes to BENCH_SMOKE_DIR, named by its pid): the figures unrounded.
+  const file = path.join(scratch, `mcp-express-bench-smoke-in-process-${run.pid}.json`);
+  const result = JSON.parse(fs.readFileSync(file, 'utf8')).results.find((r) => r.target === target);
+  fs.rmSync(file);
+  return { cpuUs: result.cpuUsPerCall, promises: result.promisesPerCall };
 }
 
 /** The median of the lowest quarter (at least one figure): the quiet processes' figure. */
