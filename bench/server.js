@@ -65,9 +65,11 @@ function floorHandler({ sse = false, spinMicros = 0 } = {}) {
  * No limits, cancellation, progress, server-to-client requests, resumability, keep-alive, auth or observability,
  * and no other method than initialize: a lower bound for what any spec-complete server spends on this call, not a
  * server to use. `session`: 2025-11-25 sessions (initialize gives an Mcp-Session-Id); otherwise 2026-07-28
- * stateless requests.
+ * stateless requests. `redis` (sessions only): `{ client, prefix }`, and every response is stored in Redis before
+ * it is sent, as one event a client could resume after (see leastRedisStore).
  */
-function leastMcpHandler({ session }) {
+function leastMcpHandler({ session, redis }) {
+  const store = redis ? leastRedisStore(redis) : undefined;
   const tools = new Map([['sum', { input: z.object({ a: z.number(), b: z.number() }), handler: async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }) }]]);
   /** Session id -> the protocol version it negotiated. */
   const sessions = new Map();
@@ -131,8 +133,36 @@ function leastMcpHandler({ session }) {
         result.resultType = 'complete'; // every 2026-07-28 result carries it (the handler's object is its own)
         return answer(res, 200, { jsonrpc: '2.0', id: m.id, result });
       }
-      res.writeHead(200, SSE_HEADERS).end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result })}\n\n`);
+      const text = JSON.stringify({ jsonrpc: '2.0', id: m.id, result });
+      if (!store) return res.writeHead(200, SSE_HEADERS).end(`event: message\ndata: ${text}\n\n`);
+      let eventId;
+      try {
+        eventId = await store(req.headers['mcp-session-id'], text);
+      } catch {
+        return fail(res, 500, -32603, 'Internal error', m.id);
+      }
+      res.writeHead(200, SSE_HEADERS).end(`event: message\nid: ${eventId}\ndata: ${text}\n\n`);
     });
+  };
+}
+
+/**
+ * The least a server does to keep each response for a resume in Redis: one command per response, awaited before
+ * the response is sent (an id a client resumes from must name a stored event). One script takes the next seq of a
+ * store-wide counter and appends the event to its session's list with a TTL; the event id is `<session>#<seq>`.
+ * The client's own per-command timer is off (node-redis v6 gives every command a 5 s timeout with a timer and an
+ * abort signal each, unless `timeout: 0`), and there is no deadline, no per-stream list, no trim, no completion
+ * mark: a lower bound for what a Redis event store adds to a call, not a store to use.
+ */
+function leastRedisStore({ client, prefix }) {
+  const untimed = client.withCommandOptions({ timeout: 0 });
+  const script = `local seq = redis.call('INCR', KEYS[1])
+redis.call('RPUSH', KEYS[2], seq .. ' ' .. ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return seq`;
+  return async (sessionId, text) => {
+    const seq = await untimed.eval(script, { keys: [`${prefix}seq`, `${prefix}{${sessionId}}:log`], arguments: [text, '300000'] });
+    return `${sessionId}#${seq}`;
   };
 }
 
@@ -183,6 +213,18 @@ const builders = {
   /** The least a session tools/call answered as SSE takes, by hand: a lower bound for node-mcp-session. */
   'node-least-mcp-session'() {
     return { handler: leastMcpHandler({ session: true }) };
+  },
+
+  /** The least session call by hand that stores its response in Redis first: a lower bound for node-mcp-session-redis. */
+  async 'node-least-mcp-session-redis'() {
+    const client = await connectRedis();
+    if (client instanceof Error) throw client;
+    const prefix = uniquePrefix();
+    const close = async () => {
+      await deleteKeys(client, prefix);
+      await client.close();
+    };
+    return { handler: leastMcpHandler({ session: true, redis: { client, prefix } }), close };
   },
 
   'node-mcp-2026'() {

@@ -143,6 +143,15 @@ const TARGETS = [
     description: 'node-mcp-session with RedisEventStore, RedisSessionStore, RedisStreamLeases and the RedisMessageBus (Redis on this machine)',
   },
   {
+    name: 'node-least-mcp-session-redis',
+    mcp: true,
+    mount: 'node',
+    reference: true,
+    redis: true,
+    baseline: 'node-least-mcp-session',
+    description: 'node-least-mcp-session storing each response in Redis before sending it (one script per call: a store-wide seq, the session\'s list and its TTL; node-redis\'s per-command timer off, no deadline): a lower bound for what node-mcp-session-redis adds to its call',
+  },
+  {
     name: 'node-mcp-session-progress',
     mcp: true,
     mount: 'node',
