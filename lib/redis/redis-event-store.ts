@@ -13,13 +13,13 @@ import { RedisScript } from './redis-script.js';
  * declared structurally so that any client with modules or RESP options is accepted without generics.
  */
 export interface RedisEventStoreMulti {
-  hSetNX(key: string, field: string, value: string): RedisEventStoreMulti;
   hSet(key: string, field: string, value: string): RedisEventStoreMulti;
   hGet(key: string, field: string): RedisEventStoreMulti;
   rPush(key: string, element: string): RedisEventStoreMulti;
   lTrim(key: string, start: number, stop: number): RedisEventStoreMulti;
   lRange(key: string, start: number, stop: number): RedisEventStoreMulti;
-  pExpire(key: string, ms: number, mode?: 'NX' | 'XX' | 'GT' | 'LT'): RedisEventStoreMulti;
+  pExpire(key: string, ms: number): RedisEventStoreMulti;
+  pTTL(key: string): RedisEventStoreMulti;
   exec(): Promise<unknown>;
 }
 
@@ -29,7 +29,7 @@ export interface RedisEventStoreMulti {
  */
 export interface RedisEventStoreClient {
   incr(key: string): Promise<number>;
-  hGet(key: string, field: string): Promise<unknown>;
+  lRange(key: string, start: number, stop: number): Promise<unknown>;
   multi(): RedisEventStoreMulti;
   /**
    * node-redis `EVAL`: with it an event is stored in one command and one round trip (on a single Redis; on a
@@ -69,12 +69,15 @@ interface Entry {
  * (`INCR <prefix>seq`, never expired), so ids never repeat across streams, sessions, instances or stream
  * incarnations; a stream is kept `ttlMs` after its last event and holds its last `maxEventsPerStream` events.
  *
- * Keys, per stream: `<prefix>{<streamId>}:log`, a list of JSON entries `{seq, message, retry}` in seq order, and
- * `<prefix>{<streamId>}:meta`, a hash with `startSeq` (first seq of this incarnation of the stream id) and
- * `complete`. The list keeps one entry more than `maxEventsPerStream` once events were dropped: that oldest entry
- * is never replayed, its seq is the last dropped one (`droppedUpTo`). Both keys of a stream share a hash tag (the
- * stream id, braces and `%` escaped), so its transactions stay on one Redis Cluster slot; the counter is a key of
- * its own, only ever used alone. No `KEYS`/`SCAN` anywhere. Works on `createClient()` and `createCluster()` clients.
+ * Keys, per stream: `<prefix>{<streamId>}:log`, a list of JSON entries `{seq, message, retry}` in seq order, the
+ * only key an event writes. The list keeps one entry more than `maxEventsPerStream` once events were dropped: that
+ * oldest entry is never replayed, its seq is the last dropped one (`droppedUpTo`); before any was dropped, its
+ * first entry is the first event of this incarnation of the stream id. A stream that ended without a response (a
+ * cancelled request) also gets `<prefix>{<streamId>}:meta`, a hash whose `complete` holds the seq of the stream's
+ * last event when `completeStream` marked it (a stream whose last event is a response is complete without it). Both
+ * keys of a stream share a hash tag (the stream id, braces and `%` escaped), so its transactions stay on one Redis
+ * Cluster slot; the counter is a key of its own, only ever used alone. No `KEYS`/`SCAN` anywhere. Works on
+ * `createClient()` and `createCluster()` clients.
  *
  * Every operation rejects with `RedisTimeoutError` when Redis has not answered within `commandTimeoutMs`; a
  * `storeEvent` that resolved was acknowledged by Redis.
@@ -119,15 +122,13 @@ export class RedisEventStore implements EventStore {
       // still queued (no late write). Sent as text (`EVAL`), never by SHA1: a `NOSCRIPT` retry would be sent after
       // writes made later, and could store events out of order (see keepsWriteOrder).
       return this.deadline(async (client) => {
-        const { log, meta } = this.keys(streamId);
-        // A response ends its request's stream: the same script marks the stream complete, and the completeStream
-        // that follows it costs no command.
-        const final = isResponse(event);
         const seq = await client.eval!(STORE_EVENT_SCRIPT, {
-          keys: [`${this.keyPrefix}seq`, log, meta],
-          arguments: [entryTail(event), String(this.maxEventsPerStream + 1), String(this.ttlMs), final ? '1' : '0'],
+          keys: [`${this.keyPrefix}seq`, this.logKey(streamId)],
+          arguments: [entryTail(event), String(this.maxEventsPerStream + 1), String(this.ttlMs)],
         });
-        if (final) this.markedByResponse(streamId);
+        // A response ends its request's stream, and a stream whose last event is a response is complete: the
+        // completeStream that follows it costs no command.
+        if (isResponse(event.message)) this.markedByResponse(streamId);
         return formatEventId(streamId, Number(seq));
       });
     }
@@ -136,15 +137,13 @@ export class RedisEventStore implements EventStore {
       // Past the deadline the caller was told the write failed: it must not happen later (the seq is just skipped).
       await untilReady(this.client, signal);
       const entry: Entry = { seq, message: event.message, retry: event.retry };
-      const { log, meta } = this.keys(streamId);
+      const log = this.logKey(streamId);
       // No other I/O between the INCR reply and this transaction: on one connection, writes to a stream stay in seq order.
       await client
         .multi()
-        .hSetNX(meta, 'startSeq', String(seq))
         .rPush(log, JSON.stringify(entry))
         .lTrim(log, -(this.maxEventsPerStream + 1), -1)
         .pExpire(log, this.ttlMs)
-        .pExpire(meta, this.ttlMs)
         .exec();
       return formatEventId(streamId, seq);
     });
@@ -153,18 +152,15 @@ export class RedisEventStore implements EventStore {
   async *replayEventsAfter(lastEventId: string): AsyncGenerator<StoredEvent> {
     const position = parseEventId(lastEventId);
     if (!position) return;
-    const { log, meta } = this.keys(position.streamId);
-    // One transaction: a consistent snapshot, so events stored while the consumer is slow do not shift this replay.
-    const [startSeqText, raw] = (await this.deadline((client) => client.multi().hGet(meta, 'startSeq').lRange(log, 0, -1).exec())) as [unknown, unknown];
-    if (typeof startSeqText !== 'string' || !Array.isArray(raw)) return; // unknown or expired stream
-    const startSeq = Number(startSeqText);
+    const log = this.logKey(position.streamId);
+    // One command: a consistent snapshot, so events stored while the consumer is slow do not shift this replay.
+    const texts = await this.deadline((client) => client.lRange(log, 0, -1));
+    if (!Array.isArray(texts) || texts.length === 0) return; // unknown or expired stream
     const entries: Entry[] = [];
-    for (const text of raw) {
-      try {
-        entries.push(JSON.parse(String(text)) as Entry);
-      } catch {
-        return; // not written by this store: replay nothing rather than something wrong
-      }
+    for (const text of texts) {
+      const entry = parseEntry(text);
+      if (!entry) return; // not written by this store: replay nothing rather than something wrong
+      entries.push(entry);
     }
     // Beyond maxEventsPerStream, the oldest entry is the last dropped event, kept only for its seq.
     const dropped = entries.length - this.maxEventsPerStream;
@@ -173,6 +169,9 @@ export class RedisEventStore implements EventStore {
     // An id newer than anything stored finds nothing after it below. Events after the id were dropped: nothing, never a gap.
     if (position.seq < droppedUpTo) return;
     // An id older than this incarnation (its stream id expired and was written again) saw none of these events.
+    // Nothing dropped: the first entry is the incarnation's first event. Something dropped: the id is at or past
+    // droppedUpTo, which is past the incarnation's start, so the comparison below cannot matter.
+    const startSeq = entries[0].seq;
     const start = position.seq < startSeq ? 0 : firstAfter(kept, position.seq);
     for (const { seq, message, retry } of kept.slice(start)) {
       const event: SseEvent = {};
@@ -192,28 +191,35 @@ export class RedisEventStore implements EventStore {
   }
 
   async completeStream(streamId: string): Promise<void> {
-    if (this.completedByResponse.delete(streamId)) return; // its response's write marked it
-    const { meta } = this.keys(streamId);
-    // One script (one key, so on a cluster too): the mark is set only while the stream's hash exists.
+    if (this.completedByResponse.delete(streamId)) return; // its response's write completed it
+    const { log, meta } = this.keys(streamId);
+    // One script (both keys in one slot, so on a cluster too): the mark is set only while the stream's list exists.
     if (typeof this.client.eval === 'function') {
-      await this.deadline((client) => COMPLETE_STREAM_SCRIPT.run(client as Required<RedisEventStoreClient>, [meta], []));
+      await this.deadline((client) => COMPLETE_STREAM_SCRIPT.run(client as Required<RedisEventStoreClient>, [log, meta], []));
       return;
     }
     await this.deadline(async (client, signal) => {
-      const startSeq = await client.hGet(meta, 'startSeq');
-      if (typeof startSeq !== 'string') return; // unknown or expired stream: nothing to mark
       await untilReady(this.client, signal);
-      // `complete` holds the incarnation's startSeq, so a mark can never leak onto a later incarnation; `NX` gives a
-      // TTL to a hash recreated by this write should the stream have expired in between.
-      await client.multi().hSet(meta, 'complete', startSeq).pExpire(meta, this.ttlMs, 'NX').exec();
+      const [last, ttl] = (await client.multi().lRange(log, -1, -1).pTTL(log).exec()) as [unknown, unknown];
+      const seq = Array.isArray(last) ? parseEntry(last[0])?.seq : undefined;
+      if (seq === undefined || typeof ttl !== 'number' || ttl <= 0) return; // unknown or expired stream: nothing to mark
+      await untilReady(this.client, signal);
+      // `complete` holds the seq of the stream's last event, so a mark can never leak onto a later incarnation (or
+      // onto events stored after it); the hash expires with the list.
+      await client.multi().hSet(meta, 'complete', String(seq)).pExpire(meta, ttl).exec();
     });
   }
 
-  /** Whether `completeStream` marked the stream (for tests and metrics; the middleware does not need it). */
+  /**
+   * Whether the stream is complete: its last event is a response, or `completeStream` marked it after its last
+   * event (for tests and metrics; the middleware does not need it).
+   */
   async isStreamComplete(streamId: string): Promise<boolean> {
-    const { meta } = this.keys(streamId);
-    const [startSeq, complete] = (await this.deadline((client) => client.multi().hGet(meta, 'startSeq').hGet(meta, 'complete').exec())) as [unknown, unknown];
-    return typeof startSeq === 'string' && startSeq === complete;
+    const { log, meta } = this.keys(streamId);
+    const [last, complete] = (await this.deadline((client) => client.multi().lRange(log, -1, -1).hGet(meta, 'complete').exec())) as [unknown, unknown];
+    const entry = Array.isArray(last) ? parseEntry(last[0]) : undefined;
+    if (!entry) return false;
+    return isResponse(entry.message) || complete === String(entry.seq);
   }
 
   /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
@@ -227,6 +233,10 @@ export class RedisEventStore implements EventStore {
     this.completedByResponse.add(streamId);
   }
 
+  private logKey(streamId: string): string {
+    return `${this.keyPrefix}${hashTag(streamId)}:log`;
+  }
+
   private keys(streamId: string): { log: string; meta: string } {
     const base = `${this.keyPrefix}${hashTag(streamId)}`;
     return { log: `${base}:log`, meta: `${base}:meta` };
@@ -234,32 +244,31 @@ export class RedisEventStore implements EventStore {
 }
 
 /**
- * Stores one event: the store-wide `INCR`, the stream's `startSeq` (first write of an incarnation), the entry
- * (`{"seq":<seq>,` + the rest of its JSON), the trim and both TTLs; with `ARGV[4]` '1' (a response, the stream's
- * last event) also the `complete` mark. Returns the seq.
+ * Stores one event, in the one key of its stream: the store-wide `INCR`, the entry (`{"seq":<seq>,` + the rest of
+ * its JSON) appended, the trim once the list is longer than `ARGV[2]`, the TTL. Returns the seq. What Redis spends
+ * on it grows with the keys it writes more than with its commands: a second key per stream (the hash this store
+ * once wrote with every event) cost Redis about as much again.
  */
-const STORE_EVENT_SCRIPT = `
-local seq = redis.call('INCR', KEYS[1])
-redis.call('HSETNX', KEYS[3], 'startSeq', seq)
-local tail = ARGV[1]
+const STORE_EVENT_SCRIPT = `local seq = redis.call('INCR', KEYS[1])
 local entry
-if tail == '}' then entry = '{"seq":' .. seq .. '}' else entry = '{"seq":' .. seq .. ',' .. tail end
-redis.call('RPUSH', KEYS[2], entry)
-if ARGV[4] == '1' then redis.call('HSET', KEYS[3], 'complete', redis.call('HGET', KEYS[3], 'startSeq')) end
-redis.call('LTRIM', KEYS[2], -tonumber(ARGV[2]), -1)
+if ARGV[1] == '}' then entry = '{"seq":' .. seq .. '}' else entry = '{"seq":' .. seq .. ',' .. ARGV[1] end
+local keep = tonumber(ARGV[2])
+if redis.call('RPUSH', KEYS[2], entry) > keep then redis.call('LTRIM', KEYS[2], -keep, -1) end
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
-redis.call('PEXPIRE', KEYS[3], ARGV[3])
-return seq
-`;
+return seq`;
 
 /**
- * Marks a stream complete: `complete` takes the incarnation's `startSeq`, so a mark never leaks onto a later
- * incarnation. An unknown or expired stream is left alone (the hash, when there, already has its TTL).
+ * Marks a stream complete: `complete` takes the seq of its last event, so a mark never leaks onto a later
+ * incarnation, and the hash expires with the list. An unknown or expired stream is left alone.
  */
 const COMPLETE_STREAM_SCRIPT = new RedisScript(`
-local startSeq = redis.call('HGET', KEYS[1], 'startSeq')
-if not startSeq then return 0 end
-redis.call('HSET', KEYS[1], 'complete', startSeq)
+local last = redis.call('LINDEX', KEYS[1], -1)
+local ttl = redis.call('PTTL', KEYS[1])
+if not last or ttl <= 0 then return 0 end
+local seq = string.match(last, '^{"seq":(%d+)')
+if not seq then return 0 end
+redis.call('HSET', KEYS[2], 'complete', seq)
+redis.call('PEXPIRE', KEYS[2], ttl)
 return 1
 `);
 
@@ -267,9 +276,19 @@ return 1
 const MAX_REMEMBERED_COMPLETIONS = 10_000;
 
 /** A JSON-RPC response: the last event of a request's stream. */
-function isResponse(event: SseEvent): boolean {
-  const message = event.message;
-  return message !== undefined && !('method' in message) && ('result' in message || 'error' in message);
+function isResponse(message: SseEvent['message'] | undefined): boolean {
+  return typeof message === 'object' && message !== null && !('method' in message) && ('result' in message || 'error' in message);
+}
+
+/** A list entry this store wrote (an object with a numeric seq), or undefined. */
+function parseEntry(text: unknown): Entry | undefined {
+  if (typeof text !== 'string') return undefined;
+  try {
+    const entry = JSON.parse(text) as Entry;
+    return typeof entry === 'object' && entry !== null && typeof entry.seq === 'number' ? entry : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The JSON of an entry after its opening brace and seq: `"message":…,"retry":…}` (the message's text reused). */

@@ -16,13 +16,14 @@ function unansweredClient() {
   const never = () => new Promise<never>(() => undefined);
   const multi = () => {
     const chain: Record<string, unknown> = {};
-    for (const name of ['hSetNX', 'hSet', 'hGet', 'rPush', 'lTrim', 'lRange', 'pExpire']) chain[name] = () => chain;
+    for (const name of ['hSet', 'hGet', 'rPush', 'lTrim', 'lRange', 'pExpire', 'pTTL']) chain[name] = () => chain;
     chain.exec = never;
     return chain;
   };
   const client = {
     incr: never,
     hGet: never,
+    lRange: never,
     multi,
     get: never,
     set: never,
@@ -76,7 +77,7 @@ test('a transaction is never queued on a disconnected client: it waits for the c
     incr: async () => 7, // answered before the connection dropped
     hGet: async () => '7',
     multi: () => {
-      const chain = { hSetNX: () => chain, hSet: () => chain, rPush: () => chain, lTrim: () => chain, pExpire: () => chain, exec: async () => sent.push('exec') };
+      const chain = { hSet: () => chain, rPush: () => chain, lTrim: () => chain, lRange: () => chain, pExpire: () => chain, pTTL: () => chain, exec: async () => sent.push('exec') };
       sent.push('multi');
       return chain;
     },

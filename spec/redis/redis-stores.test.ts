@@ -70,20 +70,56 @@ describeWithRedis('the Redis store suites', (redis) => {
   });
 
   describe('RedisEventStore on Redis', () => {
-    test('writes a list and a hash per stream, both with the TTL, and a counter that never expires', async () => {
+    test('an event writes one key, its stream\'s list, with the TTL; the counter never expires', async () => {
       const keyPrefix = prefix('layout');
       const store = new RedisEventStore(client(), { keyPrefix, ttlMs: 60_000 });
-      const [id] = await storeAll(store, 'sess/1', ['a']);
+      const [id, response] = await Promise.all([
+        store.storeEvent('sess/1', { message: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } } }),
+        store.storeEvent('sess/1', { message: { jsonrpc: '2.0', id: 1, result: { content: [] } } }),
+      ]);
       expect(id).toMatch(/^sess\/1#\d+$/);
-      expect(await client().lLen(`${keyPrefix}{sess/1}:log`)).toBe(1);
-      expect(await client().hGet(`${keyPrefix}{sess/1}:meta`, 'startSeq')).toBe(id.split('#')[1]);
-      for (const key of [`${keyPrefix}{sess/1}:log`, `${keyPrefix}{sess/1}:meta`]) {
-        const ttl = await client().pTTL(key);
-        expect(ttl).toBeGreaterThan(50_000);
-        expect(ttl).toBeLessThanOrEqual(60_000);
-      }
-      expect(await client().get(`${keyPrefix}seq`)).toBe(id.split('#')[1]);
+      expect((await client().keys(`${keyPrefix}*`)).sort()).toEqual([`${keyPrefix}seq`, `${keyPrefix}{sess/1}:log`]);
+      expect(await client().lRange(`${keyPrefix}{sess/1}:log`, 0, -1)).toEqual([
+        `{"seq":${id.split('#')[1]},"message":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}}`,
+        `{"seq":${response.split('#')[1]},"message":{"jsonrpc":"2.0","id":1,"result":{"content":[]}}}`,
+      ]);
+      const ttl = await client().pTTL(`${keyPrefix}{sess/1}:log`);
+      expect(ttl).toBeGreaterThan(50_000);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+      expect(await client().get(`${keyPrefix}seq`)).toBe(response.split('#')[1]);
       expect(await client().pTTL(`${keyPrefix}seq`)).toBe(-1);
+      // Its last event is a response: complete, with no mark written.
+      expect(await store.isStreamComplete('sess/1')).toBe(true);
+      await store.completeStream('sess/1');
+      expect(await client().exists(`${keyPrefix}{sess/1}:meta`)).toBe(0);
+    });
+
+    test('completeStream of a stream that ended without a response marks its last event, in a hash that expires with the list', async () => {
+      const keyPrefix = prefix('mark');
+      const store = new RedisEventStore(client(), { keyPrefix, ttlMs: 60_000 });
+      const [, last] = await storeAll(store, 's/1', ['e1', 'e2']);
+      await client().pExpire(`${keyPrefix}{s/1}:log`, 30_000);
+      expect(await store.isStreamComplete('s/1')).toBe(false);
+      await store.completeStream('s/1');
+      expect(await store.isStreamComplete('s/1')).toBe(true);
+      expect(await client().hGetAll(`${keyPrefix}{s/1}:meta`)).toEqual({ complete: last.split('#')[1] });
+      const ttl = await client().pTTL(`${keyPrefix}{s/1}:meta`);
+      expect(ttl).toBeGreaterThan(25_000);
+      expect(ttl).toBeLessThanOrEqual(30_000);
+      // An event stored after the mark (a later incarnation, or a writer that went on): no longer complete.
+      await storeAll(store, 's/1', ['e3']);
+      expect(await store.isStreamComplete('s/1')).toBe(false);
+    });
+
+    test('a replay takes the incarnation\'s start from its list: an id of an expired earlier incarnation replays what is there now', async () => {
+      const keyPrefix = prefix('incarnation');
+      const store = new RedisEventStore(client(), { keyPrefix, ttlMs: 60_000 });
+      const [old] = await storeAll(store, 's/1', ['old']);
+      await client().del(`${keyPrefix}{s/1}:log`); // as if it expired
+      await storeAll(store, 'other/1', ['between']);
+      const [first, second] = await storeAll(store, 's/1', ['new1', 'new2']);
+      expect((await replay(store, old)).map((stored) => stored.id)).toEqual([first, second]);
+      expect((await replay(store, first)).map((stored) => stored.id)).toEqual([second]);
     });
 
     // Every write restarts the TTL (checked by the contract with real waits) because each write sets it anew:
@@ -92,9 +128,9 @@ describeWithRedis('the Redis store suites', (redis) => {
       const keyPrefix = prefix('rewrite-events');
       const store = new RedisEventStore(client(), { keyPrefix, ttlMs: 60_000 });
       await storeAll(store, 's/1', ['e1']);
-      for (const key of [`${keyPrefix}{s/1}:log`, `${keyPrefix}{s/1}:meta`]) await client().pExpire(key, 5_000);
+      await client().pExpire(`${keyPrefix}{s/1}:log`, 5_000);
       await storeAll(store, 's/1', ['e2']);
-      for (const key of [`${keyPrefix}{s/1}:log`, `${keyPrefix}{s/1}:meta`]) expect(await client().pTTL(key)).toBeGreaterThan(50_000);
+      expect(await client().pTTL(`${keyPrefix}{s/1}:log`)).toBeGreaterThan(50_000);
     });
 
     test('RedisSessionStore sets the TTL of a session anew on every write', async () => {
