@@ -101,6 +101,8 @@ export class RedisEventStore implements EventStore {
   readonly keepsWriteOrder: boolean;
   /** Streams whose response this store wrote (which marked them complete), until their completeStream call. */
   private readonly completedByResponse = new Set<string>();
+  /** Events stored during this tick, by stream: each stream's go to Redis in one command once the tick ends. */
+  private readonly batches = new Map<string, EventBatch>();
 
   constructor(client: RedisEventStoreClient, options: RedisEventStoreOptions = {}) {
     this.client = client;
@@ -115,23 +117,9 @@ export class RedisEventStore implements EventStore {
     this.keepsWriteOrder = this.oneRoundTrip && isSingleConnectionClient(client);
   }
 
-  async storeEvent(streamId: string, event: SseEvent): Promise<string> {
-    if (streamId.length === 0) throw new TypeError('storeEvent needs a non-empty streamId');
-    if (this.oneRoundTrip) {
-      // One script does the INCR and the writes: one round trip, and one command the deadline can drop if it is
-      // still queued (no late write). Sent as text (`EVAL`), never by SHA1: a `NOSCRIPT` retry would be sent after
-      // writes made later, and could store events out of order (see keepsWriteOrder).
-      return this.deadline(async (client) => {
-        const seq = await client.eval!(STORE_EVENT_SCRIPT, {
-          keys: [`${this.keyPrefix}seq`, this.logKey(streamId)],
-          arguments: [entryTail(event), String(this.maxEventsPerStream + 1), String(this.ttlMs)],
-        });
-        // A response ends its request's stream, and a stream whose last event is a response is complete: the
-        // completeStream that follows it costs no command.
-        if (isResponse(event.message)) this.markedByResponse(streamId);
-        return formatEventId(streamId, Number(seq));
-      });
-    }
+  storeEvent(streamId: string, event: SseEvent): Promise<string> {
+    if (streamId.length === 0) return Promise.reject(new TypeError('storeEvent needs a non-empty streamId'));
+    if (this.oneRoundTrip) return this.batched(streamId, event);
     return this.deadline(async (client, signal) => {
       const seq = await client.incr(`${this.keyPrefix}seq`);
       // Past the deadline the caller was told the write failed: it must not happen later (the seq is just skipped).
@@ -222,6 +210,73 @@ export class RedisEventStore implements EventStore {
     return isResponse(entry.message) || complete === String(entry.seq);
   }
 
+  /**
+   * Queues an event for its stream's next write: the events a stream gets during one tick (a progress notification
+   * and the response right after it) go to Redis as one command when the tick ends (after the promise callbacks
+   * that made them, see writeAfterCallbacks), in the order they came, each resolving with its own id once Redis
+   * acknowledged the command. A batch that reaches MAX_BATCH_EVENTS or MAX_BATCH_BYTES is written at once.
+   */
+  private batched(streamId: string, event: SseEvent): Promise<string> {
+    const tail = entryTail(event);
+    let batch = this.batches.get(streamId);
+    if (!batch) {
+      if (this.batches.size === 0) queueMicrotask(this.writeAfterCallbacks);
+      batch = { tails: [], bytes: 0, waiters: [], final: false };
+      this.batches.set(streamId, batch);
+    }
+    const written = batch;
+    written.tails.push(tail);
+    written.bytes += tail.length;
+    // A response ends its request's stream, and a stream whose last event is a response is complete: the
+    // completeStream that follows it costs no command.
+    if (isResponse(event.message)) written.final = true;
+    const id = new Promise<string>((resolve, reject) => written.waiters.push({ resolve, reject }));
+    if (written.tails.length >= MAX_BATCH_EVENTS || written.bytes >= MAX_BATCH_BYTES) {
+      this.batches.delete(streamId);
+      this.writeBatch(streamId, written);
+    }
+    return id;
+  }
+
+  /**
+   * A tick is only over once its promise callbacks have run: a tool that awaits its progress notification sends its
+   * result a few callbacks later. `process.nextTick` from a promise callback runs once no callback is left (from a
+   * plain callback it would run before them), so the write is scheduled from one.
+   */
+  private readonly writeAfterCallbacks = (): void => {
+    process.nextTick(this.writeBatches);
+  };
+
+  /** Writes every stream's queued events (the end of the tick they came in). */
+  private readonly writeBatches = (): void => {
+    for (const [streamId, batch] of this.batches) this.writeBatch(streamId, batch);
+    this.batches.clear();
+  };
+
+  /**
+   * One script stores the batch: one round trip, and one command the deadline can drop if it is still queued (no
+   * late write, and never part of a batch). Sent as text (`EVAL`), never by SHA1: a `NOSCRIPT` retry would be sent
+   * after writes made later, and could store events out of order (see keepsWriteOrder).
+   */
+  private writeBatch(streamId: string, batch: EventBatch): void {
+    const written = this.deadline((client) =>
+      client.eval!(STORE_EVENTS_SCRIPT, {
+        keys: [`${this.keyPrefix}seq`, this.logKey(streamId)],
+        arguments: [String(this.maxEventsPerStream + 1), String(this.ttlMs), ...batch.tails],
+      }),
+    );
+    written.then(
+      (first) => {
+        if (batch.final) this.markedByResponse(streamId);
+        const seq = Number(first);
+        for (let i = 0; i < batch.waiters.length; i++) batch.waiters[i].resolve(formatEventId(streamId, seq + i));
+      },
+      (error: unknown) => {
+        for (const waiter of batch.waiters) waiter.reject(error);
+      },
+    );
+  }
+
   /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
   private deadline<T>(operation: (client: RedisEventStoreClient, signal: AbortSignal) => Promise<T>): Promise<T> {
     return this.deadlines.run(operation);
@@ -244,18 +299,38 @@ export class RedisEventStore implements EventStore {
 }
 
 /**
- * Stores one event, in the one key of its stream: the store-wide `INCR`, the entry (`{"seq":<seq>,` + the rest of
- * its JSON) appended, the trim once the list is longer than `ARGV[2]`, the TTL. Returns the seq. What Redis spends
- * on it grows with the keys it writes more than with its commands: a second key per stream (the hash this store
- * once wrote with every event) cost Redis about as much again.
+ * Stores a stream's events (`ARGV[3]` on, each the tail of its entry), in the one key of the stream: the next seqs
+ * of the store-wide counter (`INCRBY`), the entries (`{"seq":<seq>,` + the rest of their JSON) appended in order,
+ * the trim once the list is longer than `ARGV[1]`, the TTL (`ARGV[2]`). Returns the first event's seq. What Redis
+ * spends on it grows with the keys and commands it takes more than with its events: a second key per stream (the
+ * hash this store once wrote with every event) cost Redis about as much again, and so did a second command.
  */
-const STORE_EVENT_SCRIPT = `local seq = redis.call('INCR', KEYS[1])
-local entry
-if ARGV[1] == '}' then entry = '{"seq":' .. seq .. '}' else entry = '{"seq":' .. seq .. ',' .. ARGV[1] end
-local keep = tonumber(ARGV[2])
-if redis.call('RPUSH', KEYS[2], entry) > keep then redis.call('LTRIM', KEYS[2], -keep, -1) end
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return seq`;
+const STORE_EVENTS_SCRIPT = `local count = #ARGV - 2
+local first = redis.call('INCRBY', KEYS[1], count) - count + 1
+local entries = {}
+for i = 1, count do
+  local seq = first + i - 1
+  local tail = ARGV[i + 2]
+  if tail == '}' then entries[i] = '{"seq":' .. seq .. '}' else entries[i] = '{"seq":' .. seq .. ',' .. tail end
+end
+local keep = tonumber(ARGV[1])
+if redis.call('RPUSH', KEYS[2], unpack(entries)) > keep then redis.call('LTRIM', KEYS[2], -keep, -1) end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return first`;
+
+/** The most events one command stores (Lua's `unpack` takes a few thousand values at most). */
+const MAX_BATCH_EVENTS = 256;
+/** The most bytes of entries one command stores: a burst of large events goes out in several. */
+const MAX_BATCH_BYTES = 1024 * 1024;
+
+/** A stream's events waiting for the end of the tick, and who waits for their ids. */
+interface EventBatch {
+  tails: string[];
+  bytes: number;
+  waiters: Array<{ resolve(id: string): void; reject(error: unknown): void }>;
+  /** A response is among them: the stream is complete once they are stored. */
+  final: boolean;
+}
 
 /**
  * Marks a stream complete: `complete` takes the seq of its last event, so a mark never leaks onto a later

@@ -65,6 +65,11 @@ test('every operation on a client that never answers rejects with RedisTimeoutEr
   await expect(bus.publish('c', 1)).rejects.toEqual(timeout('RedisMessageBus'));
   await expect(bus.subscribe('c', () => undefined)).rejects.toBeInstanceOf(RedisTimeoutError);
 
+  // Events of one tick share a command, and its failure: each of them rejects.
+  const both = [events.storeEvent('s/2', event('a')), events.storeEvent('s/2', event('b'))];
+  for (const stored of both) await expect(stored).rejects.toEqual(timeout('RedisEventStore'));
+  await expect(events.storeEvent('', event('a'))).rejects.toThrow(/non-empty streamId/);
+
   // Commands were sent with the deadline's abort signal, aborted once it passed: node-redis drops what is still queued.
   expect(signals.length).toBeGreaterThanOrEqual(9);
   expect(signals.every((signal) => signal.aborted && signal.reason instanceof RedisTimeoutError)).toBe(true);

@@ -13,7 +13,7 @@ import { describeEventStoreContract, describeSessionStoreContract } from '../../
 import { describeWithRedis, type RedisTestClient } from '../helpers/redis.js';
 import { sleep } from '../helpers/wire.js';
 import { describeBoundedEventStore } from '../store/bounded-event-store-scenarios.js';
-import { replay, storeAll } from '../store/event-store-helpers.js';
+import { event, replay, storeAll } from '../store/event-store-helpers.js';
 import { replayOnSecondInstanceWithRedis } from '../helpers/seed-scenario.js';
 
 test('the core package never imports the Redis adapters or the driver', () => {
@@ -192,6 +192,57 @@ describeWithRedis('the Redis store suites', (redis) => {
       await leases.release('s/1'); // its own script, not used since the flush
       expect(sent).toEqual(['evalSha', 'eval']);
       expect(await leases.inspect('s/1')).toEqual({ info: { requestId: 7 }, held: false, released: true });
+    });
+
+    test('the events a stream gets in one tick go to Redis in one command, each with its own id, in order', async () => {
+      const raw = await connect();
+      const sent: string[] = [];
+      const counted = recording(raw, sent, (name) => name === 'eval');
+      const store = new RedisEventStore(counted, { keyPrefix: prefix('batch'), commandTimeoutMs: 0 });
+      const progress = { message: { jsonrpc: '2.0' as const, method: 'notifications/progress', params: { progressToken: 1, progress: 1 } } };
+      const response = { message: { jsonrpc: '2.0' as const, id: 1, result: { content: [] } } };
+      // As a tool does, called from a socket's callback (a plain callback, not a promise's): a progress
+      // notification, then, a few promise callbacks later, its result.
+      const ids = await new Promise<string[]>((resolve, reject) => {
+        setImmediate(() => {
+          const first = store.storeEvent('s/1', progress);
+          const other = store.storeEvent('s/2', event('other'));
+          const last = Promise.resolve()
+            .then(() => Promise.resolve())
+            .then(() => store.storeEvent('s/1', response));
+          Promise.all([first, last, other]).then(resolve, reject);
+        });
+      });
+      expect(sent).toEqual(['eval', 'eval']); // s/1's two events in one command, s/2's in another
+      const [first, second] = ids.map((id) => Number(id.split('#')[1]));
+      expect(second).toBe(first + 1);
+      expect((await replay(store, store.startEventId('s/1'))).map((stored) => stored.id)).toEqual([ids[0], ids[1]]);
+      expect(await store.isStreamComplete('s/1')).toBe(true);
+      sent.length = 0;
+      await store.completeStream('s/1');
+      expect(sent).toEqual([]); // its response's write completed it
+      // Awaited one by one: a command each.
+      await storeAll(store, 's/3', ['a', 'b']);
+      expect(sent).toEqual(['eval', 'eval']);
+    });
+
+    test('a burst larger than one command takes (256 events) goes out in several, in order; trimming sees the whole batch', async () => {
+      const raw = await connect();
+      const sent: string[] = [];
+      const counted = recording(raw, sent, (name) => name === 'eval');
+      const store = new RedisEventStore(counted, { keyPrefix: prefix('burst'), commandTimeoutMs: 0 });
+      const ids = await Promise.all(Array.from({ length: 600 }, (_, n) => store.storeEvent('s/1', event(`e${n}`))));
+      expect(sent).toEqual(['eval', 'eval', 'eval']);
+      const seqs = ids.map((id) => Number(id.split('#')[1]));
+      expect(seqs.every((seq, n) => n === 0 || seq > seqs[n - 1])).toBe(true);
+      expect((await replay(store, store.startEventId('s/1'))).map((stored) => stored.method)).toEqual(Array.from({ length: 600 }, (_, n) => `e${n}`));
+
+      const bounded = new RedisEventStore(client(), { keyPrefix: prefix('burst-trim'), maxEventsPerStream: 3 });
+      const trimmed = await Promise.all(['e1', 'e2', 'e3', 'e4', 'e5'].map((method) => bounded.storeEvent('s/1', event(method))));
+      expect(await replay(bounded, bounded.startEventId('s/1'))).toEqual([]); // events were dropped from its start: nothing, never a gap
+      expect(await replay(bounded, trimmed[0])).toEqual([]);
+      expect((await replay(bounded, trimmed[1])).map((stored) => stored.method)).toEqual(['e3', 'e4', 'e5']);
+      expect((await replay(bounded, trimmed[3])).map((stored) => stored.method)).toEqual(['e5']);
     });
 
     test('a stored response marks its stream complete in the same command; the completeStream after it sends nothing', async () => {
