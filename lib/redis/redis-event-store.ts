@@ -99,7 +99,7 @@ export class RedisEventStore implements EventStore {
    * two commands), nor on a pool or Sentinel client (commands of one caller may go out on different connections).
    */
   readonly keepsWriteOrder: boolean;
-  /** Streams whose response this store wrote (which marked them complete), until their completeStream call. */
+  /** Streams whose last event given to storeEvent was a response (complete once stored), until their completeStream call. */
   private readonly completedByResponse = new Set<string>();
   /** Events stored during this tick, by stream: each stream's go to Redis in one command once the tick ends. */
   private readonly batches = new Map<string, EventBatch>();
@@ -119,6 +119,10 @@ export class RedisEventStore implements EventStore {
 
   storeEvent(streamId: string, event: SseEvent): Promise<string> {
     if (streamId.length === 0) return Promise.reject(new TypeError('storeEvent needs a non-empty streamId'));
+    // A stream whose last event is a response is complete: the completeStream that follows it costs no command.
+    // Kept in call order (the order the events are stored in), so a later event of the stream undoes it.
+    if (isResponse(event.message)) this.markedByResponse(streamId);
+    else this.completedByResponse.delete(streamId);
     if (this.oneRoundTrip) return this.batched(streamId, event);
     return this.deadline(async (client, signal) => {
       const seq = await client.incr(`${this.keyPrefix}seq`);
@@ -140,6 +144,7 @@ export class RedisEventStore implements EventStore {
   async *replayEventsAfter(lastEventId: string): AsyncGenerator<StoredEvent> {
     const position = parseEventId(lastEventId);
     if (!position) return;
+    await this.writeQueued(position.streamId);
     const log = this.logKey(position.streamId);
     // One command: a consistent snapshot, so events stored while the consumer is slow do not shift this replay.
     const texts = await this.deadline((client) => client.lRange(log, 0, -1));
@@ -179,6 +184,7 @@ export class RedisEventStore implements EventStore {
   }
 
   async completeStream(streamId: string): Promise<void> {
+    await this.writeQueued(streamId);
     if (this.completedByResponse.delete(streamId)) return; // its response's write completed it
     const { log, meta } = this.keys(streamId);
     // One script (both keys in one slot, so on a cluster too): the mark is set only while the stream's list exists.
@@ -203,6 +209,7 @@ export class RedisEventStore implements EventStore {
    * event (for tests and metrics; the middleware does not need it).
    */
   async isStreamComplete(streamId: string): Promise<boolean> {
+    await this.writeQueued(streamId);
     const { log, meta } = this.keys(streamId);
     const [last, complete] = (await this.deadline((client) => client.multi().lRange(log, -1, -1).hGet(meta, 'complete').exec())) as [unknown, unknown];
     const entry = Array.isArray(last) ? parseEntry(last[0]) : undefined;
@@ -217,25 +224,38 @@ export class RedisEventStore implements EventStore {
    * acknowledged the command. A batch that reaches MAX_BATCH_EVENTS or MAX_BATCH_BYTES is written at once.
    */
   private batched(streamId: string, event: SseEvent): Promise<string> {
-    const tail = entryTail(event);
+    let tail: string;
+    try {
+      tail = entryTail(event);
+    } catch (error) {
+      return Promise.reject(error); // a message JSON cannot hold (a BigInt, a cycle) fails like a rejected write
+    }
     let batch = this.batches.get(streamId);
     if (!batch) {
       if (this.batches.size === 0) queueMicrotask(this.writeAfterCallbacks);
-      batch = { tails: [], bytes: 0, waiters: [], final: false };
+      batch = { tails: [], chars: 0, waiters: [], settled: undefined };
       this.batches.set(streamId, batch);
     }
     const written = batch;
     written.tails.push(tail);
-    written.bytes += tail.length;
-    // A response ends its request's stream, and a stream whose last event is a response is complete: the
-    // completeStream that follows it costs no command.
-    if (isResponse(event.message)) written.final = true;
+    written.chars += tail.length;
     const id = new Promise<string>((resolve, reject) => written.waiters.push({ resolve, reject }));
-    if (written.tails.length >= MAX_BATCH_EVENTS || written.bytes >= MAX_BATCH_BYTES) {
+    if (written.tails.length >= MAX_BATCH_EVENTS || written.chars >= MAX_BATCH_CHARS) {
       this.batches.delete(streamId);
       this.writeBatch(streamId, written);
     }
     return id;
+  }
+
+  /**
+   * Writes the stream's queued events now, if any, and resolves once they are stored or failed: a replay or a
+   * completion asked for before the end of the tick finds them (on any client, a pool's included).
+   */
+  private writeQueued(streamId: string): Promise<void> | undefined {
+    const batch = this.batches.get(streamId);
+    if (!batch) return undefined;
+    this.batches.delete(streamId);
+    return this.writeBatch(streamId, batch);
   }
 
   /**
@@ -249,8 +269,10 @@ export class RedisEventStore implements EventStore {
 
   /** Writes every stream's queued events (the end of the tick they came in). */
   private readonly writeBatches = (): void => {
-    for (const [streamId, batch] of this.batches) this.writeBatch(streamId, batch);
+    // Taken out first: events stored from here on start the next tick's batches, whatever happens below.
+    const due = [...this.batches];
     this.batches.clear();
+    for (const [streamId, batch] of due) void this.writeBatch(streamId, batch);
   };
 
   /**
@@ -258,16 +280,21 @@ export class RedisEventStore implements EventStore {
    * late write, and never part of a batch). Sent as text (`EVAL`), never by SHA1: a `NOSCRIPT` retry would be sent
    * after writes made later, and could store events out of order (see keepsWriteOrder).
    */
-  private writeBatch(streamId: string, batch: EventBatch): void {
-    const written = this.deadline((client) =>
-      client.eval!(STORE_EVENTS_SCRIPT, {
-        keys: [`${this.keyPrefix}seq`, this.logKey(streamId)],
-        arguments: [String(this.maxEventsPerStream + 1), String(this.ttlMs), ...batch.tails],
-      }),
-    );
-    written.then(
+  private writeBatch(streamId: string, batch: EventBatch): Promise<void> {
+    if (batch.settled) return batch.settled;
+    let written: Promise<unknown>;
+    try {
+      written = this.deadline((client) =>
+        client.eval!(STORE_EVENTS_SCRIPT, {
+          keys: [`${this.keyPrefix}seq`, this.logKey(streamId)],
+          arguments: [String(this.maxEventsPerStream + 1), String(this.ttlMs), ...batch.tails],
+        }),
+      );
+    } catch (error) {
+      written = Promise.reject(error); // never a batch left waiting
+    }
+    batch.settled = written.then(
       (first) => {
-        if (batch.final) this.markedByResponse(streamId);
         const seq = Number(first);
         for (let i = 0; i < batch.waiters.length; i++) batch.waiters[i].resolve(formatEventId(streamId, seq + i));
       },
@@ -275,6 +302,7 @@ export class RedisEventStore implements EventStore {
         for (const waiter of batch.waiters) waiter.reject(error);
       },
     );
+    return batch.settled;
   }
 
   /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
@@ -282,7 +310,7 @@ export class RedisEventStore implements EventStore {
     return this.deadlines.run(operation);
   }
 
-  /** Remembers (a bounded while) that a stream was marked complete by the write of its response. */
+  /** Remembers (a bounded while) that a stream's last event is a response: its completeStream needs no command. */
   private markedByResponse(streamId: string): void {
     if (this.completedByResponse.size >= MAX_REMEMBERED_COMPLETIONS) this.completedByResponse.clear();
     this.completedByResponse.add(streamId);
@@ -309,7 +337,7 @@ const STORE_EVENTS_SCRIPT = `local count = #ARGV - 2
 local first = redis.call('INCRBY', KEYS[1], count) - count + 1
 local entries = {}
 for i = 1, count do
-  local seq = first + i - 1
+  local seq = string.format('%d', first + i - 1)
   local tail = ARGV[i + 2]
   if tail == '}' then entries[i] = '{"seq":' .. seq .. '}' else entries[i] = '{"seq":' .. seq .. ',' .. tail end
 end
@@ -320,16 +348,16 @@ return first`;
 
 /** The most events one command stores (Lua's `unpack` takes a few thousand values at most). */
 const MAX_BATCH_EVENTS = 256;
-/** The most bytes of entries one command stores: a burst of large events goes out in several. */
-const MAX_BATCH_BYTES = 1024 * 1024;
+/** The most characters of entries one command stores (up to three times as many bytes of UTF-8): a burst of large events goes out in several. */
+const MAX_BATCH_CHARS = 1024 * 1024;
 
 /** A stream's events waiting for the end of the tick, and who waits for their ids. */
 interface EventBatch {
   tails: string[];
-  bytes: number;
+  chars: number;
   waiters: Array<{ resolve(id: string): void; reject(error: unknown): void }>;
-  /** A response is among them: the stream is complete once they are stored. */
-  final: boolean;
+  /** Once written: settles when every waiter has its id or its error (never rejects). */
+  settled: Promise<void> | undefined;
 }
 
 /**
@@ -347,7 +375,7 @@ redis.call('PEXPIRE', KEYS[2], ttl)
 return 1
 `);
 
-/** Streams remembered as completed by their response's write; past it the memory is dropped (completeStream then sends its command). */
+/** Streams remembered as ending with a response; past it the memory is dropped (completeStream then sends its command). */
 const MAX_REMEMBERED_COMPLETIONS = 10_000;
 
 /** A JSON-RPC response: the last event of a request's stream. */

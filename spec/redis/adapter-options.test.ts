@@ -75,6 +75,30 @@ test('every operation on a client that never answers rejects with RedisTimeoutEr
   expect(signals.every((signal) => signal.aborted && signal.reason instanceof RedisTimeoutError)).toBe(true);
 });
 
+test('a write that throws at once rejects its own events only: the store goes on writing', async () => {
+  let failOnce = true;
+  const client = {
+    incr: async () => 1,
+    lRange: async () => [],
+    multi: () => ({}) as never,
+    eval: async () => 41,
+    withCommandOptions(_options: unknown) {
+      if (failOnce) {
+        failOnce = false;
+        throw new Error('client broke once');
+      }
+      return client;
+    },
+  };
+  const events = new RedisEventStore(client as unknown as RedisEventStoreClient, { commandTimeoutMs: 1000 });
+  // Two streams' events of one tick: the first stream's write throws, the other's is written all the same.
+  const [broken, other] = [events.storeEvent('s/1', event('a')), events.storeEvent('s/2', event('b'))];
+  await expect(broken).rejects.toThrow('client broke once');
+  expect(await other).toBe('s/2#41');
+  expect(await events.storeEvent('s/1', event('c'))).toBe('s/1#41');
+  expect(await Promise.all([events.storeEvent('s/3', event('d')), events.storeEvent('s/3', event('e'))])).toEqual(['s/3#41', 's/3#42']);
+});
+
 test('a transaction is never queued on a disconnected client: it waits for the connection, within the deadline', async () => {
   const sent: string[] = [];
   const client = {

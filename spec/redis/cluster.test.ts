@@ -94,7 +94,8 @@ describeWithRedisCluster('the Redis adapters on a local Redis Cluster', (cluster
     });
 
     test('stream ids with braces stay on one slot (escaped in the tag); such a Last-Event-ID replays, never errs', async () => {
-      const store = new RedisEventStore(client, { keyPrefix: prefix('braces') });
+      const keyPrefix = prefix('braces');
+      const store = new RedisEventStore(client, { keyPrefix });
       for (const streamId of ['}x/1', '{y}/2', 'a{b}c/3', '%7B/4']) {
         const ids = await storeAll(store, streamId, ['e1', 'e2']);
         expect(store.streamIdOf(ids[0])).toBe(streamId);
@@ -102,6 +103,13 @@ describeWithRedisCluster('the Redis adapters on a local Redis Cluster', (cluster
         await store.completeStream(streamId);
         expect(await store.isStreamComplete(streamId)).toBe(true);
       }
+      // A stream that ends with its response is complete without a mark: completeStream writes no second key.
+      await store.storeEvent('r/1', { message: { jsonrpc: '2.0', id: 1, result: {} } });
+      await store.completeStream('r/1');
+      expect(await store.isStreamComplete('r/1')).toBe(true);
+      const metaKeys = [];
+      for (const master of client.masters) metaKeys.push(...(await (await client.nodeClient(master)).keys(`${keyPrefix}*:meta`)));
+      expect(metaKeys.filter((key) => key.includes('r/1'))).toEqual([]);
       expect(await replay(store, '{never}/9#5')).toEqual([]);
       expect(await store.isStreamComplete('}{')).toBe(false);
     });

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SessionState } from '../../lib/index.js';
+import type { SessionState, SseEvent } from '../../lib/index.js';
 import { RedisEventStore, RedisSessionStore, RedisStreamLeases, type RedisEventStoreOptions } from '../../lib/redis/index.js';
 import { describeEventStoreContract, describeSessionStoreContract } from '../../lib/testing/index.js';
 import { describeWithRedis, type RedisTestClient } from '../helpers/redis.js';
@@ -243,6 +243,45 @@ describeWithRedis('the Redis store suites', (redis) => {
       expect(await replay(bounded, trimmed[0])).toEqual([]);
       expect((await replay(bounded, trimmed[1])).map((stored) => stored.method)).toEqual(['e3', 'e4', 'e5']);
       expect((await replay(bounded, trimmed[3])).map((stored) => stored.method)).toEqual(['e5']);
+    });
+
+    test('a replay, a completion or a check asked for before the end of the tick finds the events queued before it', async () => {
+      const store = new RedisEventStore(client(), { keyPrefix: prefix('queued') });
+      const first = store.storeEvent('s/1', event('e1'));
+      const replayed = replay(store, store.startEventId('s/1')); // not awaited in between: the event is still queued
+      expect((await replayed).map((stored) => stored.method)).toEqual(['e1']);
+      await first;
+      void store.storeEvent('s/2', event('e1'));
+      await store.completeStream('s/2');
+      expect(await store.isStreamComplete('s/2')).toBe(true);
+      void store.storeEvent('s/3', { message: { jsonrpc: '2.0', id: 1, result: {} } });
+      expect(await store.isStreamComplete('s/3')).toBe(true);
+    });
+
+    test('a response followed by another event (a batch POST whose last member was cancelled) is not complete until completeStream marks it', async () => {
+      const store = new RedisEventStore(client(), { keyPrefix: prefix('after-response') });
+      const response = { message: { jsonrpc: '2.0' as const, id: 1, result: {} } };
+      await Promise.all([store.storeEvent('s/1', response), store.storeEvent('s/1', event('later'))]); // one tick
+      await store.storeEvent('s/2', response);
+      await store.storeEvent('s/2', event('later')); // a tick of its own
+      for (const streamId of ['s/1', 's/2']) {
+        expect(await store.isStreamComplete(streamId)).toBe(false);
+        await store.completeStream(streamId);
+        expect(await store.isStreamComplete(streamId)).toBe(true);
+      }
+    });
+
+    test('a message JSON cannot hold rejects (never throws) and takes nothing else down with it', async () => {
+      const store = new RedisEventStore(client(), { keyPrefix: prefix('unserialisable') });
+      const bad = { message: { jsonrpc: '2.0' as const, method: 'x', params: { n: 1n } } } as unknown as SseEvent;
+      const good = store.storeEvent('s/1', event('ok'));
+      let stored: Promise<string> | undefined;
+      expect(() => {
+        stored = store.storeEvent('s/1', bad);
+      }).not.toThrow();
+      await expect(stored).rejects.toThrow(/BigInt/);
+      expect((await replay(store, store.startEventId('s/1'))).map((e) => e.method)).toEqual(['ok']);
+      await good;
     });
 
     test('a stored response marks its stream complete in the same command; the completeStream after it sends nothing', async () => {
