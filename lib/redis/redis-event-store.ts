@@ -221,7 +221,7 @@ export class RedisEventStore implements EventStore {
    * Queues an event for its stream's next write: the events a stream gets during one tick (a progress notification
    * and the response right after it) go to Redis as one command when the tick ends (after the promise callbacks
    * that made them, see writeAfterCallbacks), in the order they came, each resolving with its own id once Redis
-   * acknowledged the command. A batch that reaches MAX_BATCH_EVENTS or MAX_BATCH_BYTES is written at once.
+   * acknowledged the command. A batch that reaches MAX_BATCH_EVENTS or MAX_BATCH_CHARS is written at once.
    */
   private batched(streamId: string, event: SseEvent): Promise<string> {
     let tail: string;
@@ -233,7 +233,7 @@ export class RedisEventStore implements EventStore {
     let batch = this.batches.get(streamId);
     if (!batch) {
       if (this.batches.size === 0) queueMicrotask(this.writeAfterCallbacks);
-      batch = { tails: [], chars: 0, waiters: [], settled: undefined };
+      batch = { tails: [], chars: 0, waiters: [] };
       this.batches.set(streamId, batch);
     }
     const written = batch;
@@ -276,12 +276,12 @@ export class RedisEventStore implements EventStore {
   };
 
   /**
-   * One script stores the batch: one round trip, and one command the deadline can drop if it is still queued (no
-   * late write, and never part of a batch). Sent as text (`EVAL`), never by SHA1: a `NOSCRIPT` retry would be sent
-   * after writes made later, and could store events out of order (see keepsWriteOrder).
+   * One script stores the batch (taken out of `batches` by its caller, so written once): one round trip, and one
+   * command the deadline can drop if it is still queued (no late write, and never part of a batch). Sent as text
+   * (`EVAL`), never by SHA1: a `NOSCRIPT` retry would be sent after writes made later, and could store events out
+   * of order (see keepsWriteOrder). Resolves once every waiter has its id or its error; never rejects.
    */
   private writeBatch(streamId: string, batch: EventBatch): Promise<void> {
-    if (batch.settled) return batch.settled;
     let written: Promise<unknown>;
     try {
       written = this.deadline((client) =>
@@ -293,7 +293,7 @@ export class RedisEventStore implements EventStore {
     } catch (error) {
       written = Promise.reject(error); // never a batch left waiting
     }
-    batch.settled = written.then(
+    return written.then(
       (first) => {
         const seq = Number(first);
         for (let i = 0; i < batch.waiters.length; i++) batch.waiters[i].resolve(formatEventId(streamId, seq + i));
@@ -302,7 +302,6 @@ export class RedisEventStore implements EventStore {
         for (const waiter of batch.waiters) waiter.reject(error);
       },
     );
-    return batch.settled;
   }
 
   /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
@@ -356,8 +355,6 @@ interface EventBatch {
   tails: string[];
   chars: number;
   waiters: Array<{ resolve(id: string): void; reject(error: unknown): void }>;
-  /** Once written: settles when every waiter has its id or its error (never rejects). */
-  settled: Promise<void> | undefined;
 }
 
 /**
