@@ -75,14 +75,31 @@ export function withDeadline<T>(adapter: string, timeoutMs: number, operation: (
  * write queued behind one that was dropped must not reach Redis without it (a stream's pipelined events would
  * have a gap). So no command is sent after one queued before it was dropped.
  *
- * The window's client also turns off node-redis's own per-command timeout (`timeout: 0`, node-redis v6 gives every
- * command 5 s by default, with a timer each): this deadline replaces it for the adapter's commands.
+ * The signal goes with a command only when the command may wait in the client: while the client is not connected
+ * (`isReady` false: node-redis's offline queue), while Redis has answered none of this adapter's running operations
+ * for a while (`stallMs`: a connection that stopped draining), and from a deadline that passed until the next
+ * answer. Otherwise the command goes on a client without it: node-redis writes it to the socket in its next write,
+ * within the tick, so a signal would drop nothing, and node-redis v6 handles a command with an `abortSignal` on a
+ * slower path (16,000-22,000 more machine instructions per command, half as much again as the rest of its work for
+ * the command: docs/benchmarks.md). A command sent so just before Redis stops answering can still reach Redis after
+ * its deadline, as can every command already in the socket's buffers then (see docs/redis.md).
+ *
+ * Both clients also turn off node-redis's own per-command timeout (`timeout: 0`, node-redis v6 gives every command
+ * 5 s by default, with a timer each): this deadline replaces it for the adapter's commands.
  */
 export class CommandDeadlines<Client extends object> {
   private window: DeadlineWindow<Client> | undefined;
   /** Windows whose timer runs, oldest first. */
   private readonly live = new Set<DeadlineWindow<Client>>();
   private readonly windowMs: number;
+  /** How long Redis may go without answering a running operation before commands carry the signal. */
+  private readonly stallMs: number;
+  /** The client without a signal (and without node-redis's own timeout): for commands sent while Redis answers. */
+  private readonly direct: Client;
+  /** `performance.now()` of the last answer, or of the start of the first operation after none was running. */
+  private answeredAt = 0;
+  /** A deadline passed with no answer since: Redis is not answering, whether or not an operation waits now. */
+  private stalled = false;
 
   constructor(
     private readonly adapter: string,
@@ -90,9 +107,14 @@ export class CommandDeadlines<Client extends object> {
     private readonly timeoutMs: number,
   ) {
     this.windowMs = Math.max(1, Math.min(MAX_WINDOW_MS, Math.floor(timeoutMs / 16)));
+    this.stallMs = Math.min(this.windowMs, MAX_STALL_MS);
+    this.direct = timeoutMs === 0 ? client : withoutClientTimeout(client);
   }
 
-  /** Runs `operation` on the client with the deadline's abort signal (the client itself when there is no deadline). */
+  /**
+   * Runs `operation` within the deadline. The client it gets carries the deadline's abort signal when a command
+   * may wait in it (see the class); the signal it gets is the deadline's, for checks between its steps.
+   */
   run<T>(operation: (client: Client, signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.timeoutMs === 0) {
       try {
@@ -101,10 +123,14 @@ export class CommandDeadlines<Client extends object> {
         return Promise.reject(error);
       }
     }
-    const window = this.current();
+    const now = performance.now();
+    const window = this.current(now);
+    const running = this.running();
+    if (!running) this.answeredAt = now; // the clock of a stall starts with the first operation waiting
+    const guarded = this.stalled || (this.client as { isReady?: boolean }).isReady === false || (running && now - this.answeredAt > this.stallMs);
     let pending: Promise<T>;
     try {
-      pending = operation(window.client, window.controller.signal);
+      pending = operation(guarded ? window.client : this.direct, window.controller.signal);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -113,10 +139,12 @@ export class CommandDeadlines<Client extends object> {
       // A late settlement after the deadline is ignored (the promise is already rejected), never unhandled.
       pending.then(
         (value) => {
+          this.answered();
           window.settled(reject);
           resolve(value);
         },
         (error: unknown) => {
+          // Not counted as an answer: a command the deadline aborted, or one a closed client refused, rejects too.
           window.settled(reject);
           reject(error);
         },
@@ -124,12 +152,24 @@ export class CommandDeadlines<Client extends object> {
     });
   }
 
+  /** Redis answered an operation (fulfilled it): it is not stalled. */
+  private answered(): void {
+    this.answeredAt = performance.now();
+    this.stalled = false;
+  }
+
+  /** True while an operation of this adapter waits for Redis (one not yet answered, nor failed by its deadline). */
+  private running(): boolean {
+    for (const window of this.live) if (window.waiting.size > 0) return true;
+    return false;
+  }
+
   /** The open window, or a new one when it is older than `windowMs` (or has expired). */
-  private current(): DeadlineWindow<Client> {
-    const now = performance.now();
+  private current(now: number): DeadlineWindow<Client> {
     const open = this.window;
     if (open && !open.expired && now - open.openedAt < this.windowMs) return open;
     open?.close();
+    this.window = undefined; // closed: never reused, even when making the next one throws (a broken client)
     const window = new DeadlineWindow(this.client, this.timeoutMs + this.windowMs, now, {
       timedOut: (expired) => this.timedOut(expired),
       done: (finished) => this.live.delete(finished),
@@ -141,6 +181,7 @@ export class CommandDeadlines<Client extends object> {
 
   /** A window's time is up: it fails, and so does every later window with operations still waiting. */
   private timedOut(window: DeadlineWindow<Client>): void {
+    this.stalled = true;
     const error = new RedisTimeoutError(this.adapter, this.timeoutMs);
     let later = false;
     for (const each of this.live) {
@@ -205,6 +246,12 @@ class DeadlineWindow<Client extends object> {
 /** Operations may start in the same window for at most this long. */
 const MAX_WINDOW_MS = 100;
 
+/**
+ * The longest Redis may leave this adapter's operations unanswered before its commands carry the abort signal
+ * (less for short deadlines: a window's length). A command answered in that time never waited in the client.
+ */
+const MAX_STALL_MS = 20;
+
 /** The signal of operations without a deadline (`commandTimeoutMs: 0`). */
 const NEVER_ABORTED = new AbortController().signal;
 
@@ -224,6 +271,12 @@ export function abortable<Client extends object>(client: Client, signal: AbortSi
   const withOptions = (client as { withCommandOptions?: (options: { abortSignal: AbortSignal; timeout?: number }) => Client }).withCommandOptions;
   if (typeof withOptions !== 'function') return client;
   return withOptions.call(client, replaceClientTimeout ? { abortSignal: signal, timeout: 0 } : { abortSignal: signal });
+}
+
+/** The client with node-redis's own per-command timeout off (the deadline stands in), or the client itself. */
+function withoutClientTimeout<Client extends object>(client: Client): Client {
+  const withOptions = (client as { withCommandOptions?: (options: { timeout: number }) => Client }).withCommandOptions;
+  return typeof withOptions === 'function' ? withOptions.call(client, { timeout: 0 }) : client;
 }
 
 /**

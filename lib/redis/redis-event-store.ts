@@ -304,7 +304,7 @@ export class RedisEventStore implements EventStore {
     );
   }
 
-  /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
+  /** Runs `operation` within `commandTimeoutMs` (on the client with the deadline's abort signal when a command may wait in it). */
   private deadline<T>(operation: (client: RedisEventStoreClient, signal: AbortSignal) => Promise<T>): Promise<T> {
     return this.deadlines.run(operation);
   }

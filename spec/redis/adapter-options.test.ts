@@ -37,8 +37,8 @@ function unansweredClient() {
     publish: never,
     sPublish: never,
     duplicate: () => ({ connect: never, on: () => undefined, subscribe: never, unsubscribe: never, sSubscribe: never, sUnsubscribe: never, close: never, destroy: () => undefined }),
-    withCommandOptions(options: { abortSignal: AbortSignal }) {
-      signals.push(options.abortSignal);
+    withCommandOptions(options: { abortSignal?: AbortSignal }) {
+      if (options.abortSignal) signals.push(options.abortSignal);
       return client;
     },
   };
@@ -70,20 +70,22 @@ test('every operation on a client that never answers rejects with RedisTimeoutEr
   for (const stored of both) await expect(stored).rejects.toEqual(timeout('RedisEventStore'));
   await expect(events.storeEvent('', event('a'))).rejects.toThrow(/non-empty streamId/);
 
-  // Commands were sent with the deadline's abort signal, aborted once it passed: node-redis drops what is still queued.
-  expect(signals.length).toBeGreaterThanOrEqual(9);
+  // From each adapter's first deadline on, commands were sent with the deadline's abort signal, aborted once it
+  // passed: node-redis drops what is still queued. (Each adapter's first command, sent while nothing waited, had none.)
+  expect(signals.length).toBeGreaterThanOrEqual(5);
   expect(signals.every((signal) => signal.aborted && signal.reason instanceof RedisTimeoutError)).toBe(true);
 });
 
 test('a write that throws at once rejects its own events only: the store goes on writing', async () => {
   let failOnce = true;
   const client = {
+    isReady: false, // reconnecting: each command goes with the deadline's signal, on a client made for its window
     incr: async () => 1,
     lRange: async () => [],
     multi: () => ({}) as never,
     eval: async () => 41,
-    withCommandOptions(_options: unknown) {
-      if (failOnce) {
+    withCommandOptions(options: { abortSignal?: AbortSignal }) {
+      if (options.abortSignal && failOnce) {
         failOnce = false;
         throw new Error('client broke once');
       }
@@ -184,7 +186,8 @@ describe('CommandDeadlines: one timer and one signal per window of operations', 
         .catch((error: unknown) => ({ error, at: performance.now() - started })),
     );
     expect(new Set(signals).size).toBe(1);
-    expect(options).toEqual([{ abortSignal: signals[0], timeout: 0 }]); // node-redis's own per-command timer is replaced
+    // node-redis's own per-command timer is replaced: on the client without the signal and on the window's
+    expect(options).toEqual([{ timeout: 0 }, { abortSignal: signals[0], timeout: 0 }]);
     const results = await Promise.all(failures);
     for (const { error, at } of results) {
       expect(error).toBeInstanceOf(RedisTimeoutError);
@@ -263,6 +266,45 @@ describe('CommandDeadlines: one timer and one signal per window of operations', 
     // The later one failed with the first, before its own deadline (started 40 ms later), and its queued command is dropped.
     expect(b.at - a.at).toBeLessThan(30);
     expect(laterSignal!.aborted).toBe(true);
+  });
+
+  test('a command goes with the signal only when it may wait in the client: not connected, unanswered for a while, or past a deadline until an answer', async () => {
+    /** Each client it makes says whether it carries a signal. */
+    const client = {
+      isReady: true,
+      withCommandOptions(options: { abortSignal?: AbortSignal; timeout?: number }) {
+        return { ...client, signalled: options.abortSignal !== undefined, timeout: options.timeout };
+      },
+    };
+    type Made = { signalled: boolean; timeout?: number };
+    const deadlines = new CommandDeadlines('TestAdapter', client as object, 320); // a window of 20 ms; 20 ms unanswered is a stall
+    const sentOn: Array<Made> = [];
+    const answered = () => deadlines.run(async (c) => sentOn.push(c as Made));
+    const unanswered = () =>
+      deadlines.run((c) => {
+        sentOn.push(c as Made);
+        return never();
+      });
+    const signalled = () => sentOn.map((c) => c.signalled);
+
+    await answered(); // Redis answers: no signal
+    client.isReady = false;
+    await answered(); // reconnecting: node-redis would queue it
+    client.isReady = true;
+    const hanging = unanswered().catch((error: unknown) => error); // nothing else waits: sent without one
+    await answered(); // at once, while one waits: Redis answered it, and this one
+    expect(signalled()).toEqual([false, true, false, false]);
+
+    await new Promise((resolve) => setTimeout(resolve, 40)); // the hanging one: unanswered for more than 20 ms
+    const stuck = unanswered().catch((error: unknown) => error);
+    expect(signalled()).toEqual([false, true, false, false, true]);
+    expect(await hanging).toBeInstanceOf(RedisTimeoutError);
+    expect(await stuck).toBeInstanceOf(RedisTimeoutError);
+
+    await answered(); // past a deadline, with nothing waiting: still signalled until Redis answers
+    await answered(); // it did
+    expect(signalled()).toEqual([false, true, false, false, true, true, false]);
+    expect(sentOn.every((c) => c.timeout === 0)).toBe(true); // node-redis's own timer is off on both clients
   });
 
   test('an operation that throws at once rejects; commandTimeoutMs 0 uses the client as given, with no deadline', async () => {
