@@ -9,7 +9,9 @@ const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 /** A connected node-redis client, or an Error saying why not (within 2 s). */
 async function connectRedis() {
   const { createClient } = require('redis');
-  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 2000, reconnectStrategy: false } });
+  // The settings docs/redis.md recommends for production: no offline queue (the event store's writes need no abort
+  // signal then, see lib/redis/command-deadline.ts).
+  const client = createClient({ url: REDIS_URL, disableOfflineQueue: true, socket: { connectTimeout: 2000, reconnectStrategy: false } });
   client.on('error', () => {});
   try {
     await client.connect();

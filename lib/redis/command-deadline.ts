@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { isSingleConnectionClient } from './client-kind.js';
 
 /**
  * The deadline of every Redis operation of the adapters. node-redis queues commands while it reconnects (unless the
@@ -75,14 +76,20 @@ export function withDeadline<T>(adapter: string, timeoutMs: number, operation: (
  * write queued behind one that was dropped must not reach Redis without it (a stream's pipelined events would
  * have a gap). So no command is sent after one queued before it was dropped.
  *
- * The signal goes with a command only when the command may wait in the client: while the client is not connected
- * (`isReady` false: node-redis's offline queue), while Redis has answered none of this adapter's running operations
- * for a while (`stallMs`: a connection that stopped draining), and from a deadline that passed until the next
- * answer. Otherwise the command goes on a client without it: node-redis writes it to the socket in its next write,
- * within the tick, so a signal would drop nothing, and node-redis v6 handles a command with an `abortSignal` on a
- * slower path (16,000-22,000 more machine instructions per command, half as much again as the rest of its work for
- * the command: docs/benchmarks.md). A command sent so just before Redis stops answering can still reach Redis after
- * its deadline, as can every command already in the socket's buffers then (see docs/redis.md).
+ * An operation of one command (the event store's writes, its hot path) may go without the signal on a
+ * `createClient()` client made with `disableOfflineQueue: true`, since node-redis v6 handles a command with an
+ * `abortSignal` on a slower path (16,000-22,000 more machine instructions per command, half as much again as the
+ * rest of its work for the command: docs/benchmarks.md). Such a client queues nothing while it is disconnected and
+ * drops what is queued when its connection does, so a command can only wait in it while it is connected: when the
+ * socket stops draining, or while node-redis pauses its writes (a maintenance hand-off). So the command carries the
+ * signal once no operation of the adapter has been answered (fulfilled) for `stallMs` while one runs, from a
+ * deadline that passed until the next answer, while a command sent with it still waits (none without it is queued
+ * behind one the deadline may drop: a stream's events would land with a gap), and while the client is not ready.
+ * Otherwise node-redis writes it to the socket at its next write (a `setImmediate`), and a signal would drop
+ * nothing. Operations of several commands, and every operation on any other client (the offline queue on; a
+ * cluster, pool or Sentinel client, whose `isReady` does not speak for the connection a command takes), always
+ * carry it. A command sent in the `stallMs` before a stall is noticed can still reach Redis after its deadline, as
+ * can what is already in the socket's buffers then (docs/redis.md).
  *
  * Both clients also turn off node-redis's own per-command timeout (`timeout: 0`, node-redis v6 gives every command
  * 5 s by default, with a timer each): this deadline replaces it for the adapter's commands.
@@ -94,8 +101,13 @@ export class CommandDeadlines<Client extends object> {
   private readonly windowMs: number;
   /** How long Redis may go without answering a running operation before commands carry the signal. */
   private readonly stallMs: number;
-  /** The client without a signal (and without node-redis's own timeout): for commands sent while Redis answers. */
-  private readonly direct: Client;
+  /** The client without a signal (and without node-redis's own timeout), made on first use: see `run`. */
+  private direct: Client | undefined;
+  /**
+   * A `createClient()` client with `disableOfflineQueue: true`: one connection, and nothing left queued in it when
+   * that connection drops. Only on such a client may a command go without the signal.
+   */
+  private readonly dropsQueueOnDisconnect: boolean;
   /** `performance.now()` of the last answer, or of the start of the first operation after none was running. */
   private answeredAt = 0;
   /** A deadline passed with no answer since: Redis is not answering, whether or not an operation waits now. */
@@ -108,14 +120,15 @@ export class CommandDeadlines<Client extends object> {
   ) {
     this.windowMs = Math.max(1, Math.min(MAX_WINDOW_MS, Math.floor(timeoutMs / 16)));
     this.stallMs = Math.min(this.windowMs, MAX_STALL_MS);
-    this.direct = timeoutMs === 0 ? client : withoutClientTimeout(client);
+    this.dropsQueueOnDisconnect = isSingleConnectionClient(client) && (client as { options?: { disableOfflineQueue?: unknown } }).options?.disableOfflineQueue === true;
   }
 
   /**
-   * Runs `operation` within the deadline. The client it gets carries the deadline's abort signal when a command
-   * may wait in it (see the class); the signal it gets is the deadline's, for checks between its steps.
+   * Runs `operation` within the deadline, on the client with the deadline's abort signal (node-redis drops a
+   * command still queued when it aborts); the signal itself is given too, for checks between steps. `oneCommand`:
+   * the operation sends a single command, which may go without the signal while Redis answers (see the class).
    */
-  run<T>(operation: (client: Client, signal: AbortSignal) => Promise<T>): Promise<T> {
+  run<T>(operation: (client: Client, signal: AbortSignal) => Promise<T>, oneCommand = false): Promise<T> {
     if (this.timeoutMs === 0) {
       try {
         return operation(this.client, NEVER_ABORTED);
@@ -125,43 +138,51 @@ export class CommandDeadlines<Client extends object> {
     }
     const now = performance.now();
     const window = this.current(now);
-    const running = this.running();
-    if (!running) this.answeredAt = now; // the clock of a stall starts with the first operation waiting
-    const guarded = this.stalled || (this.client as { isReady?: boolean }).isReady === false || (running && now - this.answeredAt > this.stallMs);
+    const guarded = !oneCommand || !this.dropsQueueOnDisconnect || this.mayWait(now);
     let pending: Promise<T>;
     try {
-      pending = operation(guarded ? window.client : this.direct, window.controller.signal);
+      pending = operation(guarded ? window.client : (this.direct ??= withoutClientTimeout(this.client)), window.controller.signal);
     } catch (error) {
       return Promise.reject(error);
     }
+    if (guarded) window.guardedWaiting++;
     return new Promise<T>((resolve, reject) => {
       window.waiting.add(reject);
       // A late settlement after the deadline is ignored (the promise is already rejected), never unhandled.
       pending.then(
         (value) => {
           this.answered();
-          window.settled(reject);
+          window.settled(reject, guarded);
           resolve(value);
         },
         (error: unknown) => {
           // Not counted as an answer: a command the deadline aborted, or one a closed client refused, rejects too.
-          window.settled(reject);
+          window.settled(reject, guarded);
           reject(error);
         },
       );
     });
   }
 
+  /** Whether a command sent now may wait in node-redis's queue (so it needs the signal); see the class. */
+  private mayWait(now: number): boolean {
+    if (this.stalled || (this.client as { isReady?: boolean }).isReady === false) return true;
+    let running = false;
+    for (const window of this.live) {
+      if (window.guardedWaiting > 0) return true;
+      if (window.waiting.size > 0) running = true;
+    }
+    if (!running) {
+      this.answeredAt = now; // the clock of a stall starts with the first operation waiting
+      return false;
+    }
+    return now - this.answeredAt > this.stallMs;
+  }
+
   /** Redis answered an operation (fulfilled it): it is not stalled. */
   private answered(): void {
     this.answeredAt = performance.now();
     this.stalled = false;
-  }
-
-  /** True while an operation of this adapter waits for Redis (one not yet answered, nor failed by its deadline). */
-  private running(): boolean {
-    for (const window of this.live) if (window.waiting.size > 0) return true;
-    return false;
   }
 
   /** The open window, or a new one when it is older than `windowMs` (or has expired). */
@@ -197,6 +218,8 @@ class DeadlineWindow<Client extends object> {
   readonly client: Client;
   /** The reject functions of the operations still running. */
   readonly waiting = new Set<(error: unknown) => void>();
+  /** How many of them were sent with the signal. */
+  guardedWaiting = 0;
   expired = false;
   private closed = false;
   private readonly timer: NodeJS.Timeout;
@@ -222,11 +245,14 @@ class DeadlineWindow<Client extends object> {
     this.controller.abort(error);
     for (const reject of this.waiting) reject(error);
     this.waiting.clear();
+    this.guardedWaiting = 0;
     this.owner.done(this);
   }
 
-  settled(reject: (error: unknown) => void): void {
-    this.waiting.delete(reject);
+  /** An operation settled (its answer, or its client's error); `guarded`: it was sent with the signal. */
+  settled(reject: (error: unknown) => void, guarded: boolean): void {
+    // Only while it still counted: after an expiry (which cleared the window) a late settlement changes nothing.
+    if (this.waiting.delete(reject) && guarded) this.guardedWaiting--;
     if (this.closed && this.waiting.size === 0) this.finish();
   }
 

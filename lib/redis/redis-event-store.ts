@@ -284,11 +284,14 @@ export class RedisEventStore implements EventStore {
   private writeBatch(streamId: string, batch: EventBatch): Promise<void> {
     let written: Promise<unknown>;
     try {
-      written = this.deadline((client) =>
-        client.eval!(STORE_EVENTS_SCRIPT, {
-          keys: [`${this.keyPrefix}seq`, this.logKey(streamId)],
-          arguments: [String(this.maxEventsPerStream + 1), String(this.ttlMs), ...batch.tails],
-        }),
+      // One command: it may go without the deadline's abort signal while Redis answers (see CommandDeadlines).
+      written = this.deadlines.run(
+        (client) =>
+          client.eval!(STORE_EVENTS_SCRIPT, {
+            keys: [`${this.keyPrefix}seq`, this.logKey(streamId)],
+            arguments: [String(this.maxEventsPerStream + 1), String(this.ttlMs), ...batch.tails],
+          }),
+        true,
       );
     } catch (error) {
       written = Promise.reject(error); // never a batch left waiting
@@ -304,7 +307,7 @@ export class RedisEventStore implements EventStore {
     );
   }
 
-  /** Runs `operation` within `commandTimeoutMs` (on the client with the deadline's abort signal when a command may wait in it). */
+  /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
   private deadline<T>(operation: (client: RedisEventStoreClient, signal: AbortSignal) => Promise<T>): Promise<T> {
     return this.deadlines.run(operation);
   }

@@ -63,7 +63,7 @@ export class RedisSessionStore implements SessionStore {
     await this.deadline((client) => client.del(this.keyPrefix + sessionId));
   }
 
-  /** Runs `operation` within `commandTimeoutMs` (on the client with the deadline's abort signal when a command may wait in it). */
+  /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
   private deadline<T>(operation: (client: RedisSessionStoreClient) => Promise<T>): Promise<T> {
     return this.deadlines.run(operation);
   }

@@ -119,7 +119,7 @@ export class RedisStreamLeases implements StreamLeases {
     return { lease: `${base}:lease`, infoKey: `${base}:info` };
   }
 
-  /** Runs `operation` within `commandTimeoutMs` (on the client with the deadline's abort signal when a command may wait in it). */
+  /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
   private deadline<T>(operation: (client: RedisStreamLeasesClient, signal: AbortSignal) => Promise<T>): Promise<T> {
     return this.deadlines.run(operation);
   }

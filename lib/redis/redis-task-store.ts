@@ -208,7 +208,7 @@ export class RedisTaskStore implements TaskStore {
     return fromHash(hash, requests ?? {}, responses ?? {});
   }
 
-  /** Runs `operation` within `commandTimeoutMs` (on the client with the deadline's abort signal when a command may wait in it). */
+  /** Runs `operation` within `commandTimeoutMs`, on the client with the deadline's abort signal. */
   private deadline<T>(operation: (client: RedisTaskStoreClient, signal: AbortSignal) => Promise<T>): Promise<T> {
     return this.deadlines.run(operation);
   }

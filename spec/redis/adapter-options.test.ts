@@ -70,22 +70,20 @@ test('every operation on a client that never answers rejects with RedisTimeoutEr
   for (const stored of both) await expect(stored).rejects.toEqual(timeout('RedisEventStore'));
   await expect(events.storeEvent('', event('a'))).rejects.toThrow(/non-empty streamId/);
 
-  // From each adapter's first deadline on, commands were sent with the deadline's abort signal, aborted once it
-  // passed: node-redis drops what is still queued. (Each adapter's first command, sent while nothing waited, had none.)
-  expect(signals.length).toBeGreaterThanOrEqual(5);
+  // Commands were sent with the deadline's abort signal, aborted once it passed: node-redis drops what is still queued.
+  expect(signals.length).toBeGreaterThanOrEqual(9);
   expect(signals.every((signal) => signal.aborted && signal.reason instanceof RedisTimeoutError)).toBe(true);
 });
 
 test('a write that throws at once rejects its own events only: the store goes on writing', async () => {
   let failOnce = true;
   const client = {
-    isReady: false, // reconnecting: each command goes with the deadline's signal, on a client made for its window
     incr: async () => 1,
     lRange: async () => [],
     multi: () => ({}) as never,
     eval: async () => 41,
-    withCommandOptions(options: { abortSignal?: AbortSignal }) {
-      if (options.abortSignal && failOnce) {
+    withCommandOptions(_options: unknown) {
+      if (failOnce) {
         failOnce = false;
         throw new Error('client broke once');
       }
@@ -186,8 +184,7 @@ describe('CommandDeadlines: one timer and one signal per window of operations', 
         .catch((error: unknown) => ({ error, at: performance.now() - started })),
     );
     expect(new Set(signals).size).toBe(1);
-    // node-redis's own per-command timer is replaced: on the client without the signal and on the window's
-    expect(options).toEqual([{ timeout: 0 }, { abortSignal: signals[0], timeout: 0 }]);
+    expect(options).toEqual([{ abortSignal: signals[0], timeout: 0 }]); // node-redis's own per-command timer is replaced
     const results = await Promise.all(failures);
     for (const { error, at } of results) {
       expect(error).toBeInstanceOf(RedisTimeoutError);
@@ -268,43 +265,58 @@ describe('CommandDeadlines: one timer and one signal per window of operations', 
     expect(laterSignal!.aborted).toBe(true);
   });
 
-  test('a command goes with the signal only when it may wait in the client: not connected, unanswered for a while, or past a deadline until an answer', async () => {
-    /** Each client it makes says whether it carries a signal. */
+  test('a one-command operation goes without the signal only on a client without an offline queue, while no command may wait in it', async () => {
+    /** Each client it makes says whether it carries a signal. A client that drops what is queued when it disconnects. */
     const client = {
       isReady: true,
+      options: { disableOfflineQueue: true },
       withCommandOptions(options: { abortSignal?: AbortSignal; timeout?: number }) {
-        return { ...client, signalled: options.abortSignal !== undefined, timeout: options.timeout };
+        return { signalled: options.abortSignal !== undefined, timeout: options.timeout };
       },
     };
     type Made = { signalled: boolean; timeout?: number };
     const deadlines = new CommandDeadlines('TestAdapter', client as object, 320); // a window of 20 ms; 20 ms unanswered is a stall
     const sentOn: Array<Made> = [];
-    const answered = () => deadlines.run(async (c) => sentOn.push(c as Made));
-    const unanswered = () =>
+    const answered = (oneCommand = true) => deadlines.run(async (c) => sentOn.push(c as Made), oneCommand);
+    const unanswered = (oneCommand = true) =>
       deadlines.run((c) => {
         sentOn.push(c as Made);
         return never();
-      });
+      }, oneCommand);
     const signalled = () => sentOn.map((c) => c.signalled);
 
     await answered(); // Redis answers: no signal
+    await answered(false); // several commands: always (a later one could wait after a disconnect)
     client.isReady = false;
     await answered(); // reconnecting: node-redis would queue it
     client.isReady = true;
     const hanging = unanswered().catch((error: unknown) => error); // nothing else waits: sent without one
     await answered(); // at once, while one waits: Redis answered it, and this one
-    expect(signalled()).toEqual([false, true, false, false]);
+    expect(signalled()).toEqual([false, true, true, false, false]);
 
     await new Promise((resolve) => setTimeout(resolve, 40)); // the hanging one: unanswered for more than 20 ms
     const stuck = unanswered().catch((error: unknown) => error);
-    expect(signalled()).toEqual([false, true, false, false, true]);
+    // While a command with the signal waits, none goes without it (it could be queued behind one the deadline drops),
+    // even when others are answered meanwhile.
+    await answered();
+    await answered();
+    expect(signalled()).toEqual([false, true, true, false, false, true, true, true]);
     expect(await hanging).toBeInstanceOf(RedisTimeoutError);
     expect(await stuck).toBeInstanceOf(RedisTimeoutError);
 
     await answered(); // past a deadline, with nothing waiting: still signalled until Redis answers
     await answered(); // it did
-    expect(signalled()).toEqual([false, true, false, false, true, true, false]);
+    expect(signalled().slice(8)).toEqual([true, false]);
     expect(sentOn.every((c) => c.timeout === 0)).toBe(true); // node-redis's own timer is off on both clients
+
+    // Every command carries it on a client that keeps what is queued across a reconnection (the offline queue on, as
+    // by default: a command written nowhere when the connection drops is sent once it is back), and on a cluster
+    // client, whose isReady speaks for all its nodes, not the one a command takes.
+    for (const other of [{ ...client, options: {} }, { ...client, getSlotRandomNode: () => undefined }]) {
+      let sentOnOther: Made | undefined;
+      await new CommandDeadlines('TestAdapter', other as object, 320).run(async (c) => (sentOnOther = c as Made), true);
+      expect(sentOnOther!.signalled).toBe(true);
+    }
   });
 
   test('an operation that throws at once rejects; commandTimeoutMs 0 uses the client as given, with no deadline', async () => {

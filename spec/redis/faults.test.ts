@@ -142,4 +142,22 @@ describeWithRedisBinaries('the Redis fault suites', () => {
     await waitUntil(() => client.isReady, 'the client to reconnect', 10_000);
     expect(await sessions.load('q')).toEqual(state);
   }, 15_000);
+
+  test('a client created with disableOfflineQueue: an event written as Redis stops is stored if and only if its write succeeded', async () => {
+    if (!server) throw new Error('no server');
+    const client = await connect({ disableOfflineQueue: true });
+    const events = new RedisEventStore(client, { commandTimeoutMs: TIMEOUT_MS });
+    await storeAll(events, 'r/1', ['e1']); // Redis answers: the store's writes go without the abort signal
+    await server.stop();
+    // Often before the client notices (its socket closed, the write waiting in node-redis without a signal): node-redis
+    // drops it when it handles the close (no offline queue), or the deadline fails it. Never written late.
+    const written = await events.storeEvent('r/1', event('as-it-stops')).then(
+      () => true,
+      () => false,
+    );
+    await server.restart();
+    await waitUntil(() => client.isReady, 'the client to reconnect', 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // anything still queued would be written by now
+    expect((await replay(events, 'r/1#0')).map((stored) => stored.method)).toEqual(written ? ['e1', 'as-it-stops'] : ['e1']);
+  }, 15_000);
 });
