@@ -141,7 +141,7 @@ export class CommandDeadlines<Client extends object> {
     const guarded = !oneCommand || !this.dropsQueueOnDisconnect || this.mayWait(now);
     let pending: Promise<T>;
     try {
-      pending = operation(guarded ? window.client : (this.direct ??= withoutClientTimeout(this.client)), window.controller.signal);
+      pending = operation(guarded ? window.client : (this.direct ??= withCommandOptions(this.client, { timeout: 0 })), window.controller.signal);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -232,7 +232,7 @@ class DeadlineWindow<Client extends object> {
   ) {
     // node-redis adds an abort listener per command: a busy window has many, none of them a leak.
     setMaxListeners(0, this.controller.signal);
-    this.client = abortable(client, this.controller.signal, true);
+    this.client = withCommandOptions(client, { abortSignal: this.controller.signal, timeout: 0 });
     this.timer = setTimeout(() => this.owner.timedOut(this), expiresInMs);
     this.timer.unref?.();
   }
@@ -287,22 +287,15 @@ export function throwIfPastDeadline(signal: AbortSignal): void {
 }
 
 /**
- * The client, sending every command with `signal` (node-redis `withCommandOptions({ abortSignal })`, on
- * `createClient()` and `createCluster()` clients): a command still waiting in node-redis's offline queue when the
- * deadline passes is dropped, never sent after its caller was told it failed. A client without that method is used
- * as it is. `replaceClientTimeout` also turns off node-redis's own per-command timeout (the deadline stands in).
- * node-redis does not abort `MULTI` transactions: the adapters check the deadline before each one.
+ * The client sending every command with `options` (node-redis `withCommandOptions`, on `createClient()` and
+ * `createCluster()` clients); a client without that method is used as it is. `timeout: 0` turns off node-redis's
+ * own per-command timeout (the deadline stands in). With `abortSignal`, a command still waiting in node-redis's queue
+ * (the offline queue) when the deadline passes is dropped, never sent after its caller was told it failed; node-redis
+ * does not abort `MULTI` transactions: the adapters check the deadline before each one.
  */
-export function abortable<Client extends object>(client: Client, signal: AbortSignal, replaceClientTimeout = false): Client {
-  const withOptions = (client as { withCommandOptions?: (options: { abortSignal: AbortSignal; timeout?: number }) => Client }).withCommandOptions;
-  if (typeof withOptions !== 'function') return client;
-  return withOptions.call(client, replaceClientTimeout ? { abortSignal: signal, timeout: 0 } : { abortSignal: signal });
-}
-
-/** The client with node-redis's own per-command timeout off (the deadline stands in), or the client itself. */
-function withoutClientTimeout<Client extends object>(client: Client): Client {
-  const withOptions = (client as { withCommandOptions?: (options: { timeout: number }) => Client }).withCommandOptions;
-  return typeof withOptions === 'function' ? withOptions.call(client, { timeout: 0 }) : client;
+function withCommandOptions<Client extends object>(client: Client, options: { abortSignal?: AbortSignal; timeout: 0 }): Client {
+  const withOptions = (client as { withCommandOptions?: (options: { abortSignal?: AbortSignal; timeout: number }) => Client }).withCommandOptions;
+  return typeof withOptions === 'function' ? withOptions.call(client, options) : client;
 }
 
 /**
