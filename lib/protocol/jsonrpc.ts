@@ -118,8 +118,13 @@ function describe(error: z.ZodError): string {
   return `invalid JSON-RPC message: ${where}: ${issue?.message ?? 'invalid'}`;
 }
 
-
-
+/**
+ * A JSON-RPC response (a request's last message): an object with `result` or `error` and no `method`. Takes
+ * anything, since a message read back from a store was not parsed by `parseMessage`.
+ */
+export function isResponseMessage(message: unknown): message is JsonRpcResponse {
+  return typeof message === 'object' && message !== null && !('method' in message) && ('result' in message || 'error' in message);
+}
 
 export function errorResponse(id: RequestId | null | undefined, code: number, message: string, data?: unknown): JsonRpcErrorResponse {
   const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };

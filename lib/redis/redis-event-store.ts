@@ -1,4 +1,5 @@
 import { EVENT_STORE_DEFAULTS } from '../defaults.js';
+import { isResponseMessage } from '../protocol/jsonrpc.js';
 import type { SseEvent } from '../store/sse-event.js';
 import type { EventStore, StoredEvent } from '../store/event-store.js';
 import { firstAfter, formatEventId, parseEventId } from '../store/sequenced-event-id.js';
@@ -121,7 +122,7 @@ export class RedisEventStore implements EventStore {
     if (streamId.length === 0) return Promise.reject(new TypeError('storeEvent needs a non-empty streamId'));
     // A stream whose last event is a response is complete: the completeStream that follows it costs no command.
     // Kept in call order (the order the events are stored in), so a later event of the stream undoes it.
-    if (isResponse(event.message)) this.markedByResponse(streamId);
+    if (isResponseMessage(event.message)) this.markedByResponse(streamId);
     else this.completedByResponse.delete(streamId);
     if (this.oneRoundTrip) return this.batched(streamId, event);
     return this.deadline(async (client, signal) => {
@@ -214,7 +215,7 @@ export class RedisEventStore implements EventStore {
     const [last, complete] = (await this.deadline((client) => client.multi().lRange(log, -1, -1).hGet(meta, 'complete').exec())) as [unknown, unknown];
     const entry = Array.isArray(last) ? parseEntry(last[0]) : undefined;
     if (!entry) return false;
-    return isResponse(entry.message) || complete === String(entry.seq);
+    return isResponseMessage(entry.message) || complete === String(entry.seq);
   }
 
   /**
@@ -377,11 +378,6 @@ return 1
 
 /** Streams remembered as ending with a response; past it the memory is dropped (completeStream then sends its command). */
 const MAX_REMEMBERED_COMPLETIONS = 10_000;
-
-/** A JSON-RPC response: the last event of a request's stream. */
-function isResponse(message: SseEvent['message'] | undefined): boolean {
-  return typeof message === 'object' && message !== null && !('method' in message) && ('result' in message || 'error' in message);
-}
 
 /** A list entry this store wrote (an object with a numeric seq), or undefined. */
 function parseEntry(text: unknown): Entry | undefined {

@@ -1,5 +1,5 @@
 import { ErrorCode } from '../protocol/error-codes.js';
-import { errorResponse, type JsonRpcMessage } from '../protocol/jsonrpc.js';
+import { errorResponse, isResponseMessage } from '../protocol/jsonrpc.js';
 import type { EventStore } from '../store/event-store.js';
 import type { SseEvent } from '../store/sse-event.js';
 import type { StreamLeases } from '../store/stream-leases.js';
@@ -35,7 +35,7 @@ export async function* followFromStore(store: EventStore, leases: StreamLeases |
       for await (const stored of store.replayEventsAfter(last)) {
         last = stored.id;
         yield { id: stored.id, message: stored.event.message, retry: stored.event.retry };
-        if (isResponse(stored.event.message)) ended = true;
+        if (isResponseMessage(stored.event.message)) ended = true;
       }
       if (ended) return;
       const lease = await leases.inspect(streamId);
@@ -66,8 +66,4 @@ export async function* followFromStore(store: EventStore, leases: StreamLeases |
 /** Whatever the store got after `last` (a stream that completed between the last read and the lease check). */
 async function* replayRest(store: EventStore, last: string): AsyncGenerator<SseEvent> {
   for await (const stored of store.replayEventsAfter(last)) yield { id: stored.id, message: stored.event.message, retry: stored.event.retry };
-}
-
-function isResponse(message: JsonRpcMessage | undefined): boolean {
-  return message !== undefined && !('method' in message);
 }
