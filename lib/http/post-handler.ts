@@ -15,6 +15,7 @@ import { replyShape } from './reply-shape.js';
 import { sendShuttingDown } from './shutting-down.js';
 import { sendAccepted, sendError, sendJson } from './respond.js';
 import { handleSessionEraStateless, handleStatelessEraPost } from './stateless-post.js';
+import type { ReplyEnded } from './stateless-reply.js';
 import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
@@ -35,25 +36,49 @@ export function handlePost(req: Req, res: ServerResponse, o: ResolvedOptions, on
   if (!isJsonContentType(header(req, 'content-type'))) {
     return sendError(res, 415, ErrorCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json');
   }
-  readJsonBody(req, o.maxBodyBytes, (bodyResult) => handleBody(req, res, o, bodyResult).catch(onUnexpected));
+  readJsonBody(req, o.maxBodyBytes, (bodyResult) => handleBody(req, res, o, bodyResult, onUnexpected));
 }
 
-/** A POST whose body has been read (or refused): the message is classified, checked and served. */
-async function handleBody(req: Req, res: ServerResponse, o: ResolvedOptions, bodyResult: BodyResult): Promise<void> {
-  if (!bodyResult.ok) {
-    return sendError(res, bodyResult.status, bodyResult.status === 413 ? ErrorCode.ServerError : ErrorCode.ParseError, bodyResult.message);
+/**
+ * A POST whose body has been read (or refused): refused, served as a stateless (2026-07-28) request, or handed to
+ * the session era. Not `async`: the stateless era is served with callbacks, so its requests make no promise here.
+ */
+function handleBody(req: Req, res: ServerResponse, o: ResolvedOptions, bodyResult: BodyResult, onUnexpected: (error: unknown) => void): void {
+  try {
+    if (!bodyResult.ok) {
+      return sendError(res, bodyResult.status, bodyResult.status === 413 ? ErrorCode.ServerError : ErrorCode.ParseError, bodyResult.message);
+    }
+    const body = bodyResult.value;
+    if (o.closing) return sendShuttingDown(res, idOf(body));
+    const versionHeader = header(req, 'mcp-protocol-version');
+    const sessionId = header(req, 'mcp-session-id');
+    // A stateless server ignores Mcp-Session-Id when it classifies (spec: never mint or echo one).
+    if (classifyEra(body, versionHeader, o.sessionManager.stateful ? sessionId : undefined) === 'stateless') {
+      return handleStatelessEraPost(req, res, o, body, versionHeader, failuresTo(onUnexpected));
+    }
+    handleSessionEraBody(req, res, o, body, versionHeader, sessionId, onUnexpected).catch(onUnexpected);
+  } catch (error) {
+    onUnexpected(error);
   }
-  const body = bodyResult.value;
-  if (o.closing) return sendShuttingDown(res, idOf(body));
-  const versionHeader = header(req, 'mcp-protocol-version');
-  const sessionId = header(req, 'mcp-session-id');
-  // A stateless server ignores Mcp-Session-Id when it classifies (spec: never mint or echo one).
-  if (classifyEra(body, versionHeader, o.sessionManager.stateful ? sessionId : undefined) === 'stateless') {
-    // Awaited, not returned: an async function returning a promise takes two more promise steps to adopt it.
-    const served = handleStatelessEraPost(req, res, o, body, versionHeader);
-    if (served) await served;
-    return;
-  }
+}
+
+/** A reply's `ended` callback that passes a failure on to `onUnexpected` (an ending without one needs nothing). */
+function failuresTo(onUnexpected: (error: unknown) => void): ReplyEnded {
+  return (error) => {
+    if (error !== undefined) onUnexpected(error);
+  };
+}
+
+/** A session-era message (2025-03-26 … 2025-11-25): checked, then served in its session (or on its own, sessions off). */
+async function handleSessionEraBody(
+  req: Req,
+  res: ServerResponse,
+  o: ResolvedOptions,
+  body: unknown,
+  versionHeader: string | undefined,
+  sessionId: string | undefined,
+  onUnexpected: (error: unknown) => void,
+): Promise<void> {
   if (versionHeader !== undefined && !isSessionEraVersion(versionHeader)) {
     return sendError(
       res,
@@ -71,11 +96,7 @@ async function handleBody(req: Req, res: ServerResponse, o: ResolvedOptions, bod
 
   const parsed = parseMessage(body);
   if (typeof parsed === 'string') return sendError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: ${parsed}`, idOf(body));
-  if (!o.sessionManager.stateful) {
-    const served = handleSessionEraStateless(req, res, o, parsed.message, versionHeader);
-    if (served) await served;
-    return;
-  }
+  if (!o.sessionManager.stateful) return handleSessionEraStateless(req, res, o, parsed.message, versionHeader, failuresTo(onUnexpected));
 
   if (parsed.kind === 'request' && parsed.message.method === 'initialize') {
     return initialize(res, o, parsed.message, sessionId, versionHeader, info);

@@ -15,7 +15,7 @@ import { serveListen } from './subscriptions-listen.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
 import { formatStreamEvent } from './sse-format.js';
 import { requestInfo } from './request-info.js';
-import { reportUnserialisable, SHUTDOWN_REASON, StatelessReply } from './stateless-reply.js';
+import { reportUnserialisable, SHUTDOWN_REASON, StatelessReply, type ReplyEnded } from './stateless-reply.js';
 import { replyShape } from './reply-shape.js';
 import { refuseWithoutRequiredScopes } from '../auth/step-up.js';
 import type { RequestTracking } from '../observability/observer.js';
@@ -23,30 +23,37 @@ import type { StatelessRun } from '../session/stateless-dispatcher.js';
 
 type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
 
-
-
 /**
  * A POST of the stateless (2026-07-28) era: validates the envelope and the standard headers in the spec's
- * order, then serves the request with no session. Settles once the reply has ended; an answer written at once
- * (a refusal, a notification's 202) returns nothing. Not `async`: its caller awaits what it returns, where an
- * `async` function returning that promise took two more promise steps per request (bench/in-process.js counts
+ * order, then serves the request with no session. `ended` is told once the reply has ended, with the error when
+ * serving it failed; an answer written at once (a refusal, a notification's 202) ends it at once. A callback, not
+ * a promise: the promise and its caller's `await` were promise steps of every request (bench/in-process.js counts
  * them).
  */
-export function handleStatelessEraPost(req: Req, res: ServerResponse, o: ResolvedOptions, body: unknown, versionHeader: string | undefined): Promise<void> | void {
+export function handleStatelessEraPost(req: Req, res: ServerResponse, o: ResolvedOptions, body: unknown, versionHeader: string | undefined, ended: ReplyEnded): void {
   const verdict = checkStatelessInbound(body, versionHeader, (name) => header(req, name), o.paramHeaders);
-  if (!verdict.ok) return sendError(res, verdict.status, verdict.code, verdict.message, verdict.id, verdict.data);
-  if (verdict.kind === 'notification') return sendAccepted(res);
+  if (!verdict.ok) {
+    sendError(res, verdict.status, verdict.code, verdict.message, verdict.id, verdict.data);
+    return ended();
+  }
+  if (verdict.kind === 'notification') {
+    sendAccepted(res);
+    return ended();
+  }
   const { request, envelope } = verdict;
   const client = new StatelessClient(envelope.protocolVersion, envelope.clientCapabilities, envelope.clientInfo, envelope.logLevel, true);
   const info: RequestInfo = requestInfo(req, o);
-  if (request.method === 'subscriptions/listen') return serveListen(req, res, o, request, client);
-  if (refuseWithoutRequiredScopes(res, o, info, request)) return;
-  return serveStatelessRequest(res, o, request, client, true, info);
+  if (request.method === 'subscriptions/listen') return settle(serveListen(req, res, o, request, client), ended);
+  if (refuseWithoutRequiredScopes(res, o, info, request)) return ended();
+  serveStatelessRequest(res, o, request, client, true, info, ended);
 }
 
 /** A session-era POST when sessions are off (`NeverSessionManager`): served on its own, no session id (as above). */
-export function handleSessionEraStateless(req: Req, res: ServerResponse, o: ResolvedOptions, message: JsonRpcMessage, versionHeader: string | undefined): Promise<void> | void {
-  if (!('method' in message) || !('id' in message)) return sendAccepted(res);
+export function handleSessionEraStateless(req: Req, res: ServerResponse, o: ResolvedOptions, message: JsonRpcMessage, versionHeader: string | undefined, ended: ReplyEnded): void {
+  if (!('method' in message) || !('id' in message)) {
+    sendAccepted(res);
+    return ended();
+  }
   const request = message as JsonRpcRequest;
   const requested = request.params?.protocolVersion;
   const version = request.method === 'initialize' ? (typeof requested === 'string' ? requested : DEFAULT_NEGOTIATED_VERSION) : (versionHeader ?? DEFAULT_NEGOTIATED_VERSION);
@@ -60,8 +67,13 @@ export function handleSessionEraStateless(req: Req, res: ServerResponse, o: Reso
     `A ${version} client needs a session for sampling, elicitation and roots requests, and this server runs without sessions; use a 2026-07-28 client, or serve 2025-era clients with a LocalSessionManager.`,
   );
   const info = requestInfo(req, o);
-  if (refuseWithoutRequiredScopes(res, o, info, request)) return;
-  return serveStatelessRequest(res, o, request, client, false, info);
+  if (refuseWithoutRequiredScopes(res, o, info, request)) return ended();
+  serveStatelessRequest(res, o, request, client, false, info, ended);
+}
+
+/** `ended` told when `promise` settles: with nothing when it fulfils, with its error when it rejects. */
+function settle(promise: Promise<void>, ended: ReplyEnded): void {
+  promise.then(() => ended(), (error: unknown) => ended(error ?? new Error('Serving the request failed')));
 }
 
 function serveStatelessRequest(
@@ -71,22 +83,23 @@ function serveStatelessRequest(
   client: StatelessClient,
   modern: boolean,
   info: RequestInfo,
-): Promise<void> {
-  if (!o.observer.active) return serveStatelessReply(res, o, request, client, modern, info, undefined);
-  return serveObserved(res, o, request, client, modern, info);
+  ended: ReplyEnded,
+): void {
+  if (!o.observer.active) return serveStatelessReply(res, o, request, client, modern, info, undefined, ended);
+  settle(serveObserved(res, o, request, client, modern, info), ended);
 }
 
 /** The same, measured and traced: `tracking` sees every message of the reply and ends with it. */
 async function serveObserved(res: ServerResponse, o: ResolvedOptions, request: JsonRpcRequest, client: StatelessClient, modern: boolean, info: RequestInfo): Promise<void> {
   const tracking = o.observer.begin('stateless', request, undefined, client.protocolVersion, res.req.headers);
   try {
-    return await serveStatelessReply(res, o, request, client, modern, info, tracking);
+    await new Promise<void>((resolve, reject) => serveStatelessReply(res, o, request, client, modern, info, tracking, (error) => (error === undefined ? resolve() : reject(error))));
   } finally {
     tracking.end();
   }
 }
 
-/** Runs the request and writes its reply; settles once the reply has ended (or the client has left). */
+/** Runs the request and writes its reply; `ended` is told once the reply has ended (or the client has left). */
 function serveStatelessReply(
   res: ServerResponse,
   o: ResolvedOptions,
@@ -95,17 +108,21 @@ function serveStatelessReply(
   modern: boolean,
   info: RequestInfo,
   tracking: RequestTracking | undefined,
-): Promise<void> {
+  ended: ReplyEnded,
+): void {
   const primes = client.protocolVersion >= PRIMING_MIN_VERSION;
   const persisted = o.sessionManager.persistedReplies?.open(primes, info.principal, request.id);
   if (persisted) {
     // A persisted stream: stored event by event, resumable with Last-Event-ID; a disconnect does not cancel.
     // Successful replies are SSE (only a stream can be resumed); errors still answer JSON with their status.
     const run = startRun(o, request, client, modern, info, tracking, (message) => persisted.send(message));
-    return followPersisted(run, persisted, o, () => writePersistedReply(res, persisted.channel, modern, o, request, tracking));
+    return settle(
+      followPersisted(run, persisted, o, () => writePersistedReply(res, persisted.channel, modern, o, request, tracking)),
+      ended,
+    );
   }
   const reply = new StatelessReply(res, o, request, modern ? o.responseMode : o.enableJsonResponse ? 'auto' : 'sse', modern, tracking);
-  return reply.follow(startRun(o, request, client, modern, info, tracking, (message) => reply.emit(message)));
+  reply.follow(startRun(o, request, client, modern, info, tracking, (message) => reply.emit(message)), ended);
 }
 
 /** Keeps a persisted run stoppable by `close()` until it ends, then completes its stream; `write` writes the reply. */

@@ -25,10 +25,9 @@ export const SHUTDOWN_REASON = 'the server instance handling this request shut d
  * A disconnect before the end cancels the handler (2026-07-28); `close()` ends a reply still running with a -32603
  * error response (`stop`).
  *
- * The reply keeps no closure of its own making that points back at it (its close listener is a bound method, its
- * promise's resolving functions are kept as they are): with such closures in its fields, V8 kept whole finished
- * requests alive through minor collections in the in-process bench, each promoted and freed only by a full
- * collection (docs/benchmarks.md, "Collections that churn, closures kept on a request").
+ * The reply keeps no closure of its own making that points back at it (its close listener is a bound method): with
+ * such closures in its fields, V8 kept whole finished requests alive through minor collections in the in-process
+ * bench, each promoted and freed only by a full collection (docs/benchmarks.md, "Collections that churn, closures kept on a request").
  */
 export class StatelessReply implements SseChannelOwner {
   /** The stream's channel, once the reply is SSE and has more to send than its first message. */
@@ -42,9 +41,8 @@ export class StatelessReply implements SseChannelOwner {
   private closeListener: (() => void) | undefined;
   /** Its entry in `statelessRuns`, while the handler runs. */
   private running: RecencyNode<{ stop(): void }> | undefined;
-  /** The promise `follow` returned: its resolving functions, kept as they are (see the class comment). */
-  private resolveFinished: (() => void) | undefined;
-  private rejectFinished: ((error: unknown) => void) | undefined;
+  /** What `follow` was given: told once the reply has ended. */
+  private whenEnded: ReplyEnded | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -55,22 +53,22 @@ export class StatelessReply implements SseChannelOwner {
     private readonly tracking: RequestTracking | undefined,
   ) {}
 
-  /** Takes the handler's run (started with `emit`); settles once the reply has ended or the client has left. */
-  follow(run: StatelessRun): Promise<void> {
+  /**
+   * Takes the handler's run (started with `emit`); calls `ended` once the reply has ended or the client has left,
+   * with the error when writing the reply failed. A callback, not a promise: the promise and its caller's `await`
+   * were two of a call's promise steps (bench/in-process.js counts them).
+   */
+  follow(run: StatelessRun, ended: ReplyEnded): void {
     this.run = run;
     if (this.abortBeforeRun) run.ctx.abort(this.abortBeforeRun);
     this.running = this.o.statelessRuns.add(this);
     run.done.then(() => this.runEnded(), this.o.onError);
-    if (this.ended) return Promise.resolve();
-    const finished = new Promise<void>((resolve, reject) => {
-      this.resolveFinished = resolve;
-      this.rejectFinished = reject;
-    });
+    if (this.ended) return ended();
+    this.whenEnded = ended;
     // Cancels at once when the client already left (e.g. while an upstream middleware awaited).
     if (isResponseClosed(this.res)) this.clientLeft();
     // `on`, not `once` (see onResponseClose): 'close' comes once, and `finish` removes the listener.
     else this.res.on('close', (this.closeListener = this.clientLeft.bind(this)));
-    return finished;
   }
 
   /** On `close()`, once the drain time is up: ends the reply with an error response and cancels the handler. */
@@ -174,10 +172,12 @@ export class StatelessReply implements SseChannelOwner {
     // A reply that did not end (the client left mid-stream) cancels its handler; one that ended was answered by a
     // finished handler: nothing to cancel.
     if (!this.res.writableEnded) this.abort(new Error('The client disconnected'));
-    if (error === undefined) this.resolveFinished?.();
-    else this.rejectFinished?.(error);
+    this.whenEnded?.(error);
   }
 }
+
+/** Told once a reply has ended: with no argument when it was written (or the client left), else with why it failed. */
+export type ReplyEnded = (error?: unknown) => void;
 
 /** A handler's result that JSON cannot carry (a BigInt, a cycle): the client got -32603; the fault is the server's. */
 export function reportUnserialisable(o: ResolvedOptions, request: JsonRpcRequest, error: unknown, tracking: RequestTracking | undefined): void {

@@ -51,11 +51,22 @@ function buildServer(journal: Journal): McpServer {
     return { content: [{ type: 'text', text: `flooded ${count}` }] };
   });
   server.tool('quick', { inputSchema: {} }, () => ({ content: [{ type: 'text', text: 'quick' }] }));
+  // Makes its reply a stream (progress), then sends a notification JSON cannot carry while the stream waits for it.
+  server.tool('unsendable', { inputSchema: {} }, async (_args, ctx) => {
+    journal.started.add(ctx.requestId as number);
+    await ctx.progress(1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    void ctx.notify('notifications/message', { level: 'info', data: { count: 1n } }).catch(() => undefined);
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    journal.aborted.add(ctx.requestId as number);
+    return { content: [{ type: 'text', text: 'never sent' }] };
+  });
   return server;
 }
 
 let served: Served | undefined;
 let journal: Journal;
+let errors: unknown[];
 afterEach(async () => {
   await served?.close();
   served = undefined;
@@ -63,7 +74,8 @@ afterEach(async () => {
 
 async function start(options: { responseMode?: 'auto' | 'sse' | 'json' } = {}): Promise<Served> {
   journal = { started: new Set(), aborted: new Set(), emitted: 0 };
-  served = await serve({ server: buildServer(journal), sseKeepAlive: 0, maxBufferedBytesPerStream: MAX_BUFFERED, onError: () => undefined, ...options });
+  errors = [];
+  served = await serve({ server: buildServer(journal), sseKeepAlive: 0, maxBufferedBytesPerStream: MAX_BUFFERED, onError: (error) => errors.push(error), ...options });
   return served;
 }
 
@@ -162,6 +174,21 @@ test('a reader that falls maxBufferedBytesPerStream behind gets an error event l
   expect(messages.filter((message) => 'result' in message)).toHaveLength(0);
   expect(journal.aborted.has(7)).toBe(true);
   expect(messages.length - 1).toBeLessThan(2000);
+});
+
+test('a stream that fails mid-write (a notification JSON cannot carry) is cut, onError gets why, and the handler is cancelled', async () => {
+  const s = await start();
+  const live = await openCall(s, callBody(8, 'unsendable', {}, 'u'));
+  await live.ended;
+  expect(live.headers['content-type']).toMatch(/^text\/event-stream/);
+  // The progress went out; the stream was then destroyed: no result, no end of stream.
+  expect(live.messages()).toEqual([expect.objectContaining({ method: 'notifications/progress', params: expect.objectContaining({ progressToken: 'u', progress: 1 }) })]);
+  await waitUntil(() => journal.aborted.has(8), 'the handler to be cancelled');
+  expect(errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/BigInt/) })]);
+  // The server goes on.
+  const next = await openCall(s, callBody(9, 'quick', {}));
+  await next.ended;
+  expect(JSON.parse(next.text())).toMatchObject({ id: 9, result: { content: [{ text: 'quick' }] } });
 });
 
 test('finished replies leave nothing running: close() does not wait out its drain time', async () => {
