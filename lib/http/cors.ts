@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { CORS_DEFAULTS } from '../defaults.js';
 import { ErrorCode } from '../protocol/error-codes.js';
-import { header } from './headers.js';
+import { headerText } from './headers.js';
 import { isMcpPath, type MountedRequest } from './mount-path.js';
 import { sendError } from './respond.js';
 
@@ -63,8 +63,8 @@ export function resolveCors(cors: McpCorsOptions | undefined): ResolvedCors | un
  * 403 for another. Returns true when the request has been answered.
  */
 export function applyCors(req: MountedRequest, res: ServerResponse, cors: ResolvedCors): boolean {
-  const origin = header(req, 'origin');
-  const preflight = req.method === 'OPTIONS' && header(req, 'access-control-request-method') !== undefined;
+  const origin = headerText(req.headers.origin);
+  const preflight = req.method === 'OPTIONS' && headerText(req.headers['access-control-request-method']) !== undefined;
   if (origin === undefined) return false;
   const allowed = cors.origins.includes(origin.toLowerCase());
   res.setHeader('Vary', appendVary(res.getHeader('Vary'), preflight ? 'Origin, Access-Control-Request-Headers' : 'Origin'));
@@ -81,7 +81,7 @@ export function applyCors(req: MountedRequest, res: ServerResponse, cors: Resolv
   }
   res.writeHead(204, {
     'Access-Control-Allow-Methods': 'GET, POST, DELETE',
-    'Access-Control-Allow-Headers': header(req, 'access-control-request-headers') ?? CORS_ALLOWED_HEADERS,
+    'Access-Control-Allow-Headers': headerText(req.headers['access-control-request-headers']) ?? CORS_ALLOWED_HEADERS,
     'Access-Control-Max-Age': String(cors.maxAge),
     'Content-Length': '0',
   });

@@ -3,7 +3,7 @@ import { ErrorCode } from '../protocol/error-codes.js';
 import { isStatelessEraVersion } from '../protocol/versions.js';
 import { SessionNotFoundError } from '../session/errors.js';
 import type { RequestInfo } from '../session/session-manager.js';
-import { header, isValidSessionId } from './headers.js';
+import { headerText, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
 import { sendError } from './respond.js';
 import { requestInfo } from './request-info.js';
@@ -12,11 +12,11 @@ type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
 
 /** DELETE: the client ends its session; the id answers 404 from then on. */
 export async function handleDelete(req: Req, res: ServerResponse, o: ResolvedOptions): Promise<void> {
-  const versionHeader = header(req, 'mcp-protocol-version');
+  const versionHeader = headerText(req.headers['mcp-protocol-version']);
   if (!o.sessionManager.stateful || (versionHeader !== undefined && isStatelessEraVersion(versionHeader))) {
     return sendError(res, 405, ErrorCode.ServerError, 'Method Not Allowed: this server is stateless; there is no session to delete', null, undefined, { Allow: 'POST' });
   }
-  const sessionId = header(req, 'mcp-session-id');
+  const sessionId = headerText(req.headers['mcp-session-id']);
   if (sessionId === undefined) return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
   try {
     if (!isValidSessionId(sessionId)) throw new SessionNotFoundError(sessionId);

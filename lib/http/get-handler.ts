@@ -3,7 +3,7 @@ import { ErrorCode } from '../protocol/error-codes.js';
 import { isSessionEraVersion, isStatelessEraVersion, SESSION_ERA_VERSIONS } from '../protocol/versions.js';
 import { SessionNotFoundError } from '../session/errors.js';
 import type { RequestInfo } from '../session/session-manager.js';
-import { acceptsSse, header, isValidSessionId } from './headers.js';
+import { acceptsSse, headerText, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
 import { sendError } from './respond.js';
 import { writeStream } from './stream-writer.js';
@@ -13,8 +13,8 @@ type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
 
 /** GET: the session's standalone stream, or with `Last-Event-ID` the resumption of any of its streams. */
 export async function handleGet(req: Req, res: ServerResponse, o: ResolvedOptions): Promise<void> {
-  const versionHeader = header(req, 'mcp-protocol-version');
-  const lastEventId = header(req, 'last-event-id');
+  const versionHeader = headerText(req.headers['mcp-protocol-version']);
+  const lastEventId = headerText(req.headers['last-event-id']);
   if (!o.sessionManager.stateful || (versionHeader !== undefined && isStatelessEraVersion(versionHeader))) {
     const persistedReplies = o.sessionManager.persistedReplies;
     if (persistedReplies && lastEventId !== undefined) {
@@ -24,13 +24,13 @@ export async function handleGet(req: Req, res: ServerResponse, o: ResolvedOption
     }
     return sendError(res, 405, ErrorCode.ServerError, 'Method Not Allowed: there is no stream to GET without a session; send requests with POST', null, undefined, { Allow: 'POST' });
   }
-  if (!acceptsSse(header(req, 'accept'))) {
+  if (!acceptsSse(headerText(req.headers.accept))) {
     return sendError(res, 406, ErrorCode.ServerError, 'Not Acceptable: the Accept header must list text/event-stream');
   }
   if (versionHeader !== undefined && !isSessionEraVersion(versionHeader)) {
     return sendError(res, 400, ErrorCode.ServerError, `Bad Request: unsupported MCP-Protocol-Version "${versionHeader}"; this server supports ${SESSION_ERA_VERSIONS.join(', ')}`);
   }
-  const sessionId = header(req, 'mcp-session-id');
+  const sessionId = headerText(req.headers['mcp-session-id']);
   if (sessionId === undefined) return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
   const info: RequestInfo = requestInfo(req, o);
   try {

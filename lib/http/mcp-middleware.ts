@@ -3,7 +3,7 @@ import { MIDDLEWARE_DEFAULTS } from '../defaults.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { handleDelete } from './delete-handler.js';
 import { handleGet } from './get-handler.js';
-import { header } from './headers.js';
+import { headerText } from './headers.js';
 import { checkHostAndOrigin } from './host-guard.js';
 import { resolveOptions, type DefaultSessionManagerFactory, type McpMiddlewareOptions, type ResolvedOptions } from './options.js';
 import { handlePost } from './post-handler.js';
@@ -89,7 +89,7 @@ export function createMcpMiddleware(options: McpMiddlewareOptions, defaultSessio
       // RFC 9112 §3.2: a request with more than one Host field is invalid. Node keeps the first; we refuse it.
       return refuse(res, o, 400, 'Bad Request: the request has more than one Host header');
     }
-    const verdict = checkHostAndOrigin(header(req, 'host'), header(req, 'origin'), o.guard);
+    const verdict = checkHostAndOrigin(headerText(req.headers.host), headerText(req.headers.origin), o.guard);
     if (!verdict.ok) return refuse(res, o, verdict.status, verdict.message);
     switch (req.method) {
       case 'POST': {

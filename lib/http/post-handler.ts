@@ -8,7 +8,7 @@ import { BATCH_VERSION, DEFAULT_NEGOTIATED_VERSION, isSessionEraVersion, SESSION
 import { SessionNotFoundError, SessionsUnavailableError } from '../session/errors.js';
 import type { RequestInfo } from '../session/session-manager.js';
 import type { SseEvent, SseStream } from '../store/sse-event.js';
-import { acceptsJsonAndSse, header, isJsonContentType, isValidSessionId } from './headers.js';
+import { acceptsJsonAndSse, headerText, isJsonContentType, isValidSessionId } from './headers.js';
 import type { ResolvedOptions } from './options.js';
 import { readJsonBody, type BodyResult } from './read-body.js';
 import { replyShape } from './reply-shape.js';
@@ -30,10 +30,10 @@ type Req = IncomingMessage & { body?: unknown; _body?: boolean; auth?: RequestIn
  * rejects with) goes to `onUnexpected`, the middleware's last resort.
  */
 export function handlePost(req: Req, res: ServerResponse, o: ResolvedOptions, onUnexpected: (error: unknown) => void): void {
-  if (!acceptsJsonAndSse(header(req, 'accept'))) {
+  if (!acceptsJsonAndSse(headerText(req.headers.accept))) {
     return sendError(res, 406, ErrorCode.ServerError, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
   }
-  if (!isJsonContentType(header(req, 'content-type'))) {
+  if (!isJsonContentType(headerText(req.headers['content-type']))) {
     return sendError(res, 415, ErrorCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json');
   }
   readJsonBody(req, o.maxBodyBytes, (bodyResult) => handleBody(req, res, o, bodyResult, onUnexpected));
@@ -50,8 +50,8 @@ function handleBody(req: Req, res: ServerResponse, o: ResolvedOptions, bodyResul
     }
     const body = bodyResult.value;
     if (o.closing) return sendShuttingDown(res, idOf(body));
-    const versionHeader = header(req, 'mcp-protocol-version');
-    const sessionId = header(req, 'mcp-session-id');
+    const versionHeader = headerText(req.headers['mcp-protocol-version']);
+    const sessionId = headerText(req.headers['mcp-session-id']);
     // A stateless server ignores Mcp-Session-Id when it classifies (spec: never mint or echo one).
     if (classifyEra(body, versionHeader, o.sessionManager.stateful ? sessionId : undefined) === 'stateless') {
       return handleStatelessEraPost(req, res, o, body, versionHeader, failuresTo(onUnexpected));

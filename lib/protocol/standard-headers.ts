@@ -15,6 +15,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 export function decodeHeaderValue(raw: string): string | undefined {
   const value = raw.trim();
   // Only a value wrapped in the whole sentinel is encoded; anything else (even "=?base64?abc") is literal.
+  if (!value.startsWith('=?')) return value;
   const match = SENTINEL.exec(value);
   if (!match) return value;
   if (!BASE64.test(match[1])) return undefined;
@@ -54,7 +55,8 @@ export function checkStandardHeaders(
 ): string | undefined {
   const methodHeader = header('mcp-method');
   if (methodHeader === undefined) return 'missing required Mcp-Method header';
-  if (methodHeader.trim() !== method) return `Mcp-Method header (${methodHeader.trim()}) does not match the body's method (${method})`;
+  // Compared as sent first: a header without surrounding blanks (what clients send) is not trimmed.
+  if (methodHeader !== method && methodHeader.trim() !== method) return `Mcp-Method header (${methodHeader.trim()}) does not match the body's method (${method})`;
   const nameField = methodSpec(method)?.nameParam;
   if (nameField !== undefined) {
     const raw = header('mcp-name');

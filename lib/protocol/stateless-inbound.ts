@@ -55,7 +55,9 @@ export function checkStatelessInbound(
   if (versionHeader === undefined) {
     return refuse(400, ErrorCode.HeaderMismatch, 'Header mismatch: a request with a 2026-07-28 _meta envelope needs the MCP-Protocol-Version header', id);
   }
-  if (hasInvalidHeaderCharacters(versionHeader)) {
+  const ofThisEra = isStatelessEraVersion(versionHeader);
+  // A version of this era has no invalid characters: the character scan is for anything else.
+  if (!ofThisEra && hasInvalidHeaderCharacters(versionHeader)) {
     return refuse(400, ErrorCode.HeaderMismatch, 'Header mismatch: the MCP-Protocol-Version header has invalid characters', id);
   }
   if (metaVersion !== undefined && metaVersion !== versionHeader) {
@@ -66,7 +68,7 @@ export function checkStatelessInbound(
       id,
     );
   }
-  if (!isStatelessEraVersion(versionHeader)) {
+  if (!ofThisEra) {
     // Only the versions a request with this envelope can use: session-era versions are served through initialize.
     return refuse(
       400,
