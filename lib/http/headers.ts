@@ -3,8 +3,8 @@ import type { IncomingMessage } from 'node:http';
 /**
  * A header's value as one string (Node joins repeated headers), or undefined when absent or empty:
  * `headerText(req.headers['mcp-session-id'])`. Read a header by its literal name where it is known: one load site
- * that reads many names (as `header` does) is megamorphic in V8, a hash-table probe per read (about 1,300 machine
- * instructions of a 2026-07-28 call when every header went through `header`).
+ * that reads many names (as `header` does) is megamorphic in V8, a hash-table probe per read (reading them here by
+ * name took 790 machine instructions off a 2026-07-28 call: docs/benchmarks.md).
  */
 export function headerText(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
