@@ -6,6 +6,7 @@ import { describeValue } from '../protocol/safe-text.js';
 import { classifyEra } from '../protocol/era.js';
 import { BATCH_VERSION, DEFAULT_NEGOTIATED_VERSION, isSessionEraVersion, SESSION_ERA_VERSIONS } from '../protocol/versions.js';
 import { SessionNotFoundError, SessionsUnavailableError } from '../session/errors.js';
+import { immediateStreamsOf } from '../session/immediate-streams.js';
 import type { RequestInfo } from '../session/session-manager.js';
 import type { SseEvent, SseStream } from '../store/sse-event.js';
 import { acceptsJsonAndSse, headerText, isJsonContentType, isValidSessionId } from './headers.js';
@@ -56,7 +57,7 @@ function handleBody(req: Req, res: ServerResponse, o: ResolvedOptions, bodyResul
     if (classifyEra(body, versionHeader, o.sessionManager.stateful ? sessionId : undefined) === 'stateless') {
       return handleStatelessEraPost(req, res, o, body, versionHeader, failuresTo(onUnexpected));
     }
-    handleSessionEraBody(req, res, o, body, versionHeader, sessionId, onUnexpected).catch(onUnexpected);
+    handleSessionEraBody(req, res, o, body, versionHeader, sessionId, onUnexpected)?.catch(onUnexpected);
   } catch (error) {
     onUnexpected(error);
   }
@@ -69,8 +70,12 @@ function failuresTo(onUnexpected: (error: unknown) => void): ReplyEnded {
   };
 }
 
-/** A session-era message (2025-03-26 … 2025-11-25): checked, then served in its session (or on its own, sessions off). */
-async function handleSessionEraBody(
+/**
+ * A session-era message (2025-03-26 … 2025-11-25): checked, then served in its session (or on its own, sessions
+ * off). Not `async`: a request in a session this process holds is written without awaiting its stream (see
+ * `ImmediateStreams`); whatever has to wait returns the promise of its work.
+ */
+function handleSessionEraBody(
   req: Req,
   res: ServerResponse,
   o: ResolvedOptions,
@@ -78,7 +83,7 @@ async function handleSessionEraBody(
   versionHeader: string | undefined,
   sessionId: string | undefined,
   onUnexpected: (error: unknown) => void,
-): Promise<void> {
+): Promise<void> | void {
   if (versionHeader !== undefined && !isSessionEraVersion(versionHeader)) {
     return sendError(
       res,
@@ -105,20 +110,41 @@ async function handleSessionEraBody(
     return sendError(res, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required; send initialize first to get one', idOf(body));
   }
   if (!isValidSessionId(sessionId)) return sessionNotFound(res, sessionId, idOf(body));
+  if (parsed.kind !== 'request') return orSessionNotFound(accept(res, o, sessionId, parsed.message, info), res, sessionId, idOf(body));
+  const request = parsed.message;
+  if (refuseWithoutRequiredScopes(res, o, info, request)) return;
+  if (o.observer.active) return orSessionNotFound(observedRequest(req, res, o, sessionId, request, versionHeader, info), res, sessionId, request.id);
+  let stream: SseStream | undefined;
   try {
-    if (parsed.kind === 'request') {
-      if (refuseWithoutRequiredScopes(res, o, info, parsed.message)) return;
-      if (o.observer.active) return await observedRequest(req, res, o, sessionId, parsed.message, versionHeader, info);
-      const stream = await o.sessionManager.createStream(sessionId, parsed.message, info);
-      await writeStream(res, stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse });
-    } else {
-      await o.sessionManager.acceptMessage(sessionId, parsed.message, info);
-      sendAccepted(res);
-    }
+    stream = immediateStreamsOf(o.sessionManager)?.createStreamNow(sessionId, request, info);
   } catch (error) {
-    if (error instanceof SessionNotFoundError) return sessionNotFound(res, sessionId, idOf(body));
+    if (error instanceof SessionNotFoundError) return sessionNotFound(res, sessionId, request.id);
     throw error;
   }
+  if (stream) return writeStream(res, stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse });
+  return orSessionNotFound(createAndWrite(res, o, sessionId, request, info), res, sessionId, request.id);
+}
+
+/** `served`, with a session that is not there (expired, deleted, another principal's) answered 404. */
+async function orSessionNotFound(served: Promise<void>, res: ServerResponse, sessionId: string, id: JsonRpcRequest['id'] | null | undefined): Promise<void> {
+  try {
+    await served;
+  } catch (error) {
+    if (error instanceof SessionNotFoundError) return sessionNotFound(res, sessionId, id);
+    throw error;
+  }
+}
+
+/** A session request through the manager's `createStream` (a session to restore, or a manager of its own kind). */
+async function createAndWrite(res: ServerResponse, o: ResolvedOptions, sessionId: string, request: JsonRpcRequest, info: RequestInfo): Promise<void> {
+  const stream = await o.sessionManager.createStream(sessionId, request, info);
+  await writeStream(res, stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse });
+}
+
+/** A client notification or response in its session: 202 once the manager has taken it. */
+async function accept(res: ServerResponse, o: ResolvedOptions, sessionId: string, message: JsonRpcMessage, info: RequestInfo): Promise<void> {
+  await o.sessionManager.acceptMessage(sessionId, message, info);
+  sendAccepted(res);
 }
 
 /** A session request under observation (`onEvent`, `tracing`): the same steps, measured and traced. */

@@ -12,6 +12,7 @@ import { toErrorResponse } from './error-response.js';
 import { missingCapabilityError } from '../server/request-context.js';
 import type { EventStore } from '../store/event-store.js';
 import type { SessionStore } from '../store/session-store.js';
+import { IMMEDIATE_STREAMS, type ImmediateStreams } from './immediate-streams.js';
 import { InFlightRequest, LocalSession, type LocalSessionSettings } from './local-session.js';
 import type { OutboundStream } from './outbound-stream.js';
 import type { SseStream } from '../store/sse-event.js';
@@ -294,6 +295,26 @@ export class LocalSessionManager implements SessionManager {
 
   async createStream(sessionId: string, request: JsonRpcRequest, info: RequestInfo): Promise<SseStream> {
     const session = this.ownedLocally(sessionId, info) ?? (await this.requireSession(sessionId, info));
+    return this.openRequestStream(session, request, info);
+  }
+
+  /**
+   * The HTTP layer opens request streams through `createStreamNow`, unless a subclass overrides `createStream`:
+   * then its own version is called.
+   * @internal
+   */
+  get [IMMEDIATE_STREAMS](): ImmediateStreams | undefined {
+    return this.createStream === LocalSessionManager.prototype.createStream ? this : undefined;
+  }
+
+  /** @internal `createStream` for a session held here, done before it returns; undefined for one that is not. */
+  createStreamNow(sessionId: string, request: JsonRpcRequest, info: RequestInfo): SseStream | undefined {
+    const session = this.ownedLocally(sessionId, info);
+    return session && this.openRequestStream(session, request, info);
+  }
+
+  /** A request's stream in its session, its handler started (or its refusal sent). */
+  private openRequestStream(session: LocalSession, request: JsonRpcRequest, info: RequestInfo): SseStream {
     const now = Date.now();
     session.lastActivity = now;
     const stream = session.openStream(now);
