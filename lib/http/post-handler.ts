@@ -19,7 +19,7 @@ import { handleSessionEraStateless, handleStatelessEraPost } from './stateless-p
 import type { ReplyEnded } from './stateless-reply.js';
 import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
-import { SSE_HEADERS, writeStream } from './stream-writer.js';
+import { followStream, SSE_HEADERS, writeStream } from './stream-writer.js';
 import { requestInfo } from './request-info.js';
 import { refuseWithoutRequiredScopes } from '../auth/step-up.js';
 import type { RequestTracking } from '../observability/observer.js';
@@ -73,7 +73,8 @@ function failuresTo(onUnexpected: (error: unknown) => void): ReplyEnded {
 /**
  * A session-era message (2025-03-26 … 2025-11-25): checked, then served in its session (or on its own, sessions
  * off). Not `async`: a request in a session this process holds is written without awaiting its stream (see
- * `ImmediateStreams`); whatever has to wait returns the promise of its work.
+ * `ImmediateStreams`) and followed with callbacks (`followStream`); whatever has to wait returns the promise of
+ * its work.
  */
 function handleSessionEraBody(
   req: Req,
@@ -121,7 +122,7 @@ function handleSessionEraBody(
     if (error instanceof SessionNotFoundError) return sessionNotFound(res, sessionId, request.id);
     throw error;
   }
-  if (stream) return writeStream(res, stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse });
+  if (stream) return followStream(res, stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse }, failuresTo(onUnexpected));
   return orSessionNotFound(createAndWrite(res, o, sessionId, request, info), res, sessionId, request.id);
 }
 

@@ -9,7 +9,7 @@ import { replyShape, type ReplyMode } from './reply-shape.js';
 import { sendJson } from './respond.js';
 import { isResponseClosed } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
-import { SSE_HEADERS, writeStream } from './stream-writer.js';
+import { followStream, SSE_HEADERS } from './stream-writer.js';
 import type { RecencyNode } from '../store/recency-list.js';
 
 /** Why a stateless request still running when a drain ended was stopped. */
@@ -107,10 +107,7 @@ export class StatelessReply implements SseChannelOwner {
     const channel = new SseChannel(this.o.maxBufferedBytes);
     channel.owner = this;
     this.channel = channel;
-    writeStream(res, channel, { keepAlive: this.o.keepAlive, headersSent: true }).then(
-      () => this.finish(),
-      (error: unknown) => this.finish(error ?? new Error('The SSE stream failed')),
-    );
+    followStream(res, channel, { keepAlive: this.o.keepAlive, headersSent: true }, this.finish.bind(this));
   }
 
   /** A reader too slow for this unresumable reply: it ends with an error and the handler is cancelled. */

@@ -172,6 +172,18 @@ export class SseChannel implements AsyncIterableIterator<SseEvent>, QueuedEventS
   }
 
   /**
+   * `next()` without a promise, for a reader that has taken what was queued: `receive` is called with the next
+   * event (or the end) when it comes, from inside the `push()` or `end()` that brings it. Called with an event
+   * already queued, or after the end, it answers at once.
+   */
+  whenNext(receive: (result: IteratorResult<SseEvent>) => void): void {
+    const event = this.takeQueued();
+    if (event !== undefined) return receive({ value: event, done: false });
+    if (this.ended) return receive({ value: undefined, done: true });
+    this.waiter = receive;
+  }
+
+  /**
    * The oldest waiting event, taken now, or undefined when none waits: what `next()` would resolve with, without a
    * promise. The HTTP layer writes the events already queued behind the one it awaited in the same write.
    */

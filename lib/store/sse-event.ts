@@ -27,6 +27,11 @@ export interface QueuedEventSource extends AsyncIterator<SseEvent> {
   takeQueued(): SseEvent | undefined;
   /** True once the stream has ended and nothing waits in it: `next()` would be done. */
   readonly exhausted: boolean;
+  /**
+   * With nothing queued and the stream not ended: `receive` gets what `next()` would resolve with, once it comes,
+   * instead of a promise (`SseChannel`; a watched channel has none and is read with `next()`). One at a time.
+   */
+  whenNext?(receive: (result: IteratorResult<SseEvent>) => void): void;
 }
 
 export function holdsQueue(iterator: AsyncIterator<SseEvent>): iterator is QueuedEventSource {

@@ -4,12 +4,15 @@
  * a channel watched by the observer (`onEvent`, tracing) is written the same way, and every event is seen; events
  * that arrive within one tick share a write, and none is held past its tick (the priming event reaches the client
  * before a slow response); a stream that ends within its first tick is one body with its Content-Length, any other
- * is chunked; a client that leaves before the first write detaches the stream.
+ * is chunked; a client that leaves before the first write detaches the stream. `followStream` does the same with
+ * a callback: it makes no promise for a channel, calls `ended` once, and hands it the failure when an event cannot
+ * be written (the channel is then detached).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KeepAliveTicker } from '../../lib/http/keep-alive.js';
-import { writeStream } from '../../lib/http/stream-writer.js';
+import { followStream, writeStream } from '../../lib/http/stream-writer.js';
+import { promiseHooks } from 'node:v8';
 import type { McpEvent } from '../../lib/observability/events.js';
 import { Observer } from '../../lib/observability/observer.js';
 import type { SseStream } from '../../lib/store/sse-event.js';
@@ -203,6 +206,98 @@ describe('writeStream', () => {
       await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
       await expect(written).resolves.toBeUndefined();
       expect(detached).toBe(true);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+/** Serves one request with `handle`, fetches it once; the response body, or the fetch's failure. */
+async function serveOnce(handle: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<string> {
+  const server = http.createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await (await fetch(`http://127.0.0.1:${port}/`)).text();
+  } finally {
+    server.close();
+  }
+}
+
+describe('followStream', () => {
+  test('writes a channel without making a promise, from the first event to the end, and calls ended once', async () => {
+    let promises = -1;
+    const endings: unknown[][] = [];
+    const body = await serveOnce((_req, res) => {
+      let made = 0;
+      const stop = promiseHooks.onInit(() => made++);
+      const channel = new SseChannel();
+      channel.push({ id: 'p', retry: 1000 });
+      followStream(res, channel, { keepAlive: new KeepAliveTicker(0) }, (...args) => endings.push(args));
+      stop();
+      // The response comes from a timer, after the writer has taken the priming event and waits for more.
+      setTimeout(() => {
+        const again = promiseHooks.onInit(() => made++);
+        channel.push({ id: 'e1', message: { jsonrpc: '2.0', id: 1, result: { content: [] } } });
+        channel.end();
+        again();
+        promises = made;
+      }, 20);
+    });
+    expect(parseSse(body).map((e) => e.id)).toEqual(['p', 'e1']);
+    expect(promises).toBe(0);
+    expect(endings).toEqual([[]]);
+  });
+
+  test('an event that cannot be written ends the response, detaches the channel and hands ended the error', async () => {
+    let channel: SseChannel | undefined;
+    let detached = false;
+    const endings: unknown[] = [];
+    const body = await serveOnce((_req, res) => {
+      channel = new SseChannel();
+      channel.onDetach(() => (detached = true));
+      followStream(res, channel, { keepAlive: new KeepAliveTicker(0) }, (error) => {
+        endings.push(error);
+        res.destroy();
+      });
+      setTimeout(() => {
+        channel!.push({ id: 'e1', message: message(1) });
+        // JSON cannot carry a BigInt: formatting this event throws inside the producer's push, which must not.
+        expect(channel!.push({ id: 'e2', message: { jsonrpc: '2.0', method: 'notifications/message', params: { n: 10n } } })).toBe(true);
+      }, 10);
+    }).catch((error: unknown) => `failed: ${String(error)}`);
+    expect(body).toMatch(/^failed|id: e1/);
+    expect(endings).toHaveLength(1);
+    expect(endings[0]).toBeInstanceOf(TypeError);
+    expect(detached).toBe(true);
+    expect(channel!.isOpen).toBe(false);
+  });
+
+  test('a client that leaves while the writer waits for the next event detaches the channel and ends once', async () => {
+    let detached = false;
+    let channel: SseChannel | undefined;
+    const endings: unknown[][] = [];
+    const server = http.createServer((_req, res) => {
+      channel = new SseChannel();
+      channel.onDetach(() => (detached = true));
+      channel.push({ id: 'p', retry: 1000 });
+      followStream(res, channel, { keepAlive: new KeepAliveTicker(0) }, (...args) => endings.push(args));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const controller = new AbortController();
+      const response = await fetch(`http://127.0.0.1:${port}/`, { signal: controller.signal });
+      const reader = response.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('id: p\nretry: 1000\ndata: \n\n');
+      controller.abort();
+      const deadline = Date.now() + 3000;
+      while (!detached && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(detached).toBe(true);
+      expect(endings).toEqual([[]]);
+      // Nothing more is taken once the client left: a later push is refused by the detached channel.
+      expect(channel!.push({ id: 'late', message: message(2) })).toBe(false);
+      expect(endings).toHaveLength(1);
     } finally {
       server.close();
     }
