@@ -130,10 +130,10 @@ async function followPersisted(run: StatelessRun, persisted: PersistedReply, o: 
   // On close(), once the drain time is up, the handler stops (the session manager stores the error ending).
   const stoppable = { stop: () => run.ctx.abort(new Error(SHUTDOWN_REASON)) };
   const running = o.statelessRuns.add(stoppable);
-  void run.done.finally(() => {
+  run.whenDone(() => {
     o.statelessRuns.remove(running);
     persisted.complete();
-  }).catch(o.onError);
+  });
   await write();
 }
 

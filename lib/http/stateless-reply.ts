@@ -62,7 +62,8 @@ export class StatelessReply implements SseChannelOwner {
     this.run = run;
     if (this.abortBeforeRun) run.ctx.abort(this.abortBeforeRun);
     this.running = this.o.statelessRuns.add(this);
-    run.done.then(() => this.runEnded(), this.o.onError);
+    // At once when the run has ended already (a method answered without waiting): `ended` is then told below.
+    run.whenDone(this.runEnded.bind(this));
     if (this.ended) return ended();
     this.whenEnded = ended;
     // Cancels at once when the client already left (e.g. while an upstream middleware awaited).

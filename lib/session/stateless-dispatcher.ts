@@ -22,13 +22,48 @@ export interface CacheSettings {
 /** The answers of a first round (none): shared, never written, so a request allocates no empty object for them. */
 const NO_ANSWERS: Record<string, unknown> = Object.freeze({});
 
-/** A request running with no session. A class, not an object literal: it points at the whole request (see RequestContext). */
+/**
+ * A request running with no session. A class, not an object literal: it points at the whole request (see
+ * RequestContext). Its end is told through `whenDone`, a callback rather than a promise (two of a 2026-07-28 call's
+ * promise steps were the dispatcher's `async` function and the reply's `then` on it).
+ */
 export class StatelessRun {
+  private doneListener: (() => void) | undefined;
+  private finished = false;
+
   constructor(
     readonly ctx: RequestContext,
-    /** Settles when the final response was emitted. */
-    readonly done: Promise<void>,
+    /** @internal The request, as the run answers it. */
+    readonly request: JsonRpcRequest,
+    /** @internal */
+    readonly client: ClientView,
+    /** @internal */
+    readonly info: RequestInfo,
+    /** @internal A 2026-07-28 request (results decorated, input requests answered with `input_required`). */
+    readonly modern: boolean,
+    /** @internal The answers of earlier rounds. */
+    readonly answers: Record<string, unknown>,
+    /** @internal Where the run's messages go, the final response last. */
+    readonly emit: (message: JsonRpcMessage) => Promise<void> | void,
   ) {}
+
+  /** Calls `listener` once the final response was emitted (or the run was cancelled): at once when it was. One listener. */
+  whenDone(listener: () => void): void {
+    if (this.finished) listener();
+    else this.doneListener = listener;
+  }
+
+  /** @internal The run has ended: its listener is told (what it throws goes to `onError`). */
+  markDone(onError: (error: unknown) => void): void {
+    this.finished = true;
+    const listener = this.doneListener;
+    this.doneListener = undefined;
+    try {
+      listener?.();
+    } catch (error) {
+      onError(error);
+    }
+  }
 }
 
 /**
@@ -63,35 +98,74 @@ export class StatelessDispatcher {
     }
     const channel = new StatelessChannel((notification: JsonRpcNotification) => emit(notification), answers, state);
     const ctx = new RequestContext(request, client, channel, info);
-    const done = (async () => {
-      let message: JsonRpcMessage;
-      try {
-        if (stateError) throw stateError;
-        const invoked = this.invoke(request, ctx, modern);
-        const result = isThenable(invoked) ? await invoked : invoked;
-        message = { jsonrpc: '2.0', id: request.id, result: modern ? this.decorate(request.method, result) : result };
-      } catch (error) {
-        if (error instanceof InputRequiredSignal && modern && methodSpec(request.method)?.inputResponses) {
-          try {
-            message = { jsonrpc: '2.0', id: request.id, result: this.inputRequired(request, client, info, error, answers) };
-          } catch (sealError) {
-            // Params or answers that cannot be hashed or sealed (nested too deeply): a clean error, never a crash.
-            message = toErrorResponse(request, sealError, this.onError);
-          }
-        } else if (error instanceof InputRequiredSignal) {
-          message = toErrorResponse(request, new McpError(ErrorCode.InvalidRequest, `${request.method} cannot ask the client for input; only tools/call, prompts/get and resources/read can`), this.onError);
-        } else {
-          message = toErrorResponse(request, error, this.onError);
+    const run = new StatelessRun(ctx, request, client, info, modern, answers, emit);
+    if (stateError) {
+      this.answerError(run, stateError);
+      return run;
+    }
+    let invoked: ReturnType<StatelessDispatcher['invoke']>;
+    try {
+      invoked = this.invoke(request, ctx, modern);
+    } catch (error) {
+      this.answerError(run, error);
+      return run;
+    }
+    if (isThenable(invoked)) {
+      invoked.then(
+        (result) => this.answer(run, result),
+        (error: unknown) => this.answerError(run, error),
+      );
+    } else {
+      this.answer(run, invoked);
+    }
+    return run;
+  }
+
+  /** The response of a run's result (decorated for 2026-07-28). */
+  private answer(run: StatelessRun, result: Record<string, unknown>): void {
+    let message: JsonRpcMessage;
+    try {
+      message = { jsonrpc: '2.0', id: run.request.id, result: run.modern ? this.decorate(run.request.method, result) : result };
+    } catch (error) {
+      return this.answerError(run, error);
+    }
+    this.emitFinal(run, message);
+  }
+
+  /** The response of a run that threw: an error, or `input_required` for a request that may ask for input. */
+  private answerError(run: StatelessRun, error: unknown): void {
+    const { request, modern } = run;
+    let message: JsonRpcMessage;
+    try {
+      if (error instanceof InputRequiredSignal && modern && methodSpec(request.method)?.inputResponses) {
+        try {
+          message = { jsonrpc: '2.0', id: request.id, result: this.inputRequired(request, run.client, run.info, error, run.answers) };
+        } catch (sealError) {
+          // Params or answers that cannot be hashed or sealed (nested too deeply): a clean error, never a crash.
+          message = toErrorResponse(request, sealError, this.onError);
         }
+      } else if (error instanceof InputRequiredSignal) {
+        message = toErrorResponse(request, new McpError(ErrorCode.InvalidRequest, `${request.method} cannot ask the client for input; only tools/call, prompts/get and resources/read can`), this.onError);
+      } else {
+        message = toErrorResponse(request, error, this.onError);
       }
-      if (ctx.isAborted) return;
+    } catch (fault) {
+      this.onError(fault);
+      return run.markDone(this.onError);
+    }
+    this.emitFinal(run, message);
+  }
+
+  /** The final response goes out, unless the run was cancelled; then the run is done. */
+  private emitFinal(run: StatelessRun, message: JsonRpcMessage): void {
+    if (!run.ctx.isAborted) {
       try {
-        emit(message);
+        void run.emit(message);
       } catch (error) {
         this.onError(error);
       }
-    })();
-    return new StatelessRun(ctx, done);
+    }
+    run.markDone(this.onError);
   }
 
   private invoke(request: JsonRpcRequest, ctx: RequestContext, modern: boolean): Promise<Record<string, unknown>> | Record<string, unknown> {
