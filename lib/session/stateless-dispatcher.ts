@@ -106,18 +106,19 @@ export class StatelessDispatcher {
     let invoked: ReturnType<StatelessDispatcher['invoke']>;
     try {
       invoked = this.invoke(request, ctx, modern);
+      // A low-level handler may return any thenable: one whose `then` throws is answered as an error too.
+      if (isThenable(invoked)) {
+        invoked.then(
+          (result) => this.answer(run, result),
+          (error: unknown) => this.answerError(run, error),
+        );
+        return run;
+      }
     } catch (error) {
       this.answerError(run, error);
       return run;
     }
-    if (isThenable(invoked)) {
-      invoked.then(
-        (result) => this.answer(run, result),
-        (error: unknown) => this.answerError(run, error),
-      );
-    } else {
-      this.answer(run, invoked);
-    }
+    this.answer(run, invoked);
     return run;
   }
 

@@ -8,19 +8,12 @@ import { promiseHooks } from 'node:v8';
 import { z } from 'zod';
 import { McpServer } from '../../lib/index.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../../lib/protocol/jsonrpc.js';
-import type { ClientView } from '../../lib/server/client-view.js';
 import { RequestStateCodec } from '../../lib/server/request-state.js';
+import { StatelessClient } from '../../lib/session/stateless-client.js';
 import { StatelessDispatcher, type StatelessRun } from '../../lib/session/stateless-dispatcher.js';
 import type { RequestInfo } from '../../lib/session/session-manager.js';
 
-const client: ClientView = {
-  protocolVersion: '2026-07-28',
-  clientCapabilities: {},
-  clientInfo: { name: 'spec', version: '1.0.0' },
-  logLevel: undefined,
-  logOnlyWhenLevelSet: true,
-  sessionId: undefined,
-};
+const client = new StatelessClient('2026-07-28', {}, { name: 'spec', version: '1.0.0' }, undefined, true);
 const info: RequestInfo = { authInfo: undefined, httpRequest: undefined, principal: undefined } as unknown as RequestInfo;
 
 function setUp(): { dispatcher: StatelessDispatcher; errors: unknown[]; release: () => void } {
@@ -76,6 +69,19 @@ test('a cancelled run emits nothing more and is done', async () => {
   await done;
   release();
   expect(seen).toEqual(['done']);
+});
+
+test('a low-level handler whose thenable throws from then() is answered with an error, and the run ends', () => {
+  const server = new McpServer({ name: 'thenables', version: '1.0.0' });
+  server.setRequestHandler('custom/odd', () => ({ then: () => { throw new Error('odd thenable'); } }) as unknown as Promise<Record<string, unknown>>);
+  const errors: unknown[] = [];
+  const dispatcher = new StatelessDispatcher(server, new RequestStateCodec(undefined, 60_000), { ttlMs: 0, cacheScope: 'public' }, (error) => errors.push(error));
+  const emitted: JsonRpcMessage[] = [];
+  const run = dispatcher.run({ jsonrpc: '2.0', id: 9, method: 'custom/odd' }, client, true, info, (message) => void emitted.push(message));
+  const told: string[] = [];
+  run.whenDone(() => told.push('done'));
+  expect(emitted).toEqual([expect.objectContaining({ id: 9, error: expect.objectContaining({ code: -32603 }) })]);
+  expect(told).toEqual(['done']);
 });
 
 test('a listener that throws reaches onError; the run still ended', async () => {
