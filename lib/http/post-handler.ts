@@ -119,21 +119,15 @@ function handleSessionEraBody(
   try {
     stream = immediateStreamsOf(o.sessionManager)?.createStreamNow(sessionId, request, info);
   } catch (error) {
-    if (error instanceof SessionNotFoundError) return sessionNotFound(res, sessionId, request.id);
-    throw error;
+    return answerSessionNotFound(error, res, sessionId, request.id);
   }
   if (stream) return followStream(res, stream, { keepAlive: o.keepAlive, preferJson: o.enableJsonResponse }, failuresTo(onUnexpected));
   return orSessionNotFound(createAndWrite(res, o, sessionId, request, info), res, sessionId, request.id);
 }
 
 /** `served`, with a session that is not there (expired, deleted, another principal's) answered 404. */
-async function orSessionNotFound(served: Promise<void>, res: ServerResponse, sessionId: string, id: JsonRpcRequest['id'] | null | undefined): Promise<void> {
-  try {
-    await served;
-  } catch (error) {
-    if (error instanceof SessionNotFoundError) return sessionNotFound(res, sessionId, id);
-    throw error;
-  }
+function orSessionNotFound(served: Promise<void>, res: ServerResponse, sessionId: string, id: JsonRpcRequest['id'] | null | undefined): Promise<void> {
+  return served.catch((error: unknown) => answerSessionNotFound(error, res, sessionId, id));
 }
 
 /** A session request through the manager's `createStream` (a session to restore, or a manager of its own kind). */
@@ -252,8 +246,7 @@ async function handleBatch(
     await writeStream(res, concat(streams), { keepAlive: o.keepAlive });
   } catch (error) {
     for (const tracking of trackings) tracking.failed(errorCodeOf(error));
-    if (error instanceof SessionNotFoundError) return sessionNotFound(res, sessionId);
-    throw error;
+    answerSessionNotFound(error, res, sessionId);
   } finally {
     for (const tracking of trackings) tracking.end();
   }
@@ -323,6 +316,12 @@ function concat(streams: SseStream[]): AsyncIterableIterator<SseEvent> {
       return this;
     },
   };
+}
+
+/** A `SessionNotFoundError` answered 404; any other error thrown on. */
+function answerSessionNotFound(error: unknown, res: ServerResponse, sessionId: string, id?: JsonRpcRequest['id'] | null): void {
+  if (error instanceof SessionNotFoundError) return sessionNotFound(res, sessionId, id);
+  throw error;
 }
 
 function sessionNotFound(res: ServerResponse, sessionId: string, id?: JsonRpcRequest['id'] | null): void {

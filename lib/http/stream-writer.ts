@@ -301,7 +301,8 @@ class StreamFollower {
 
   /** Writing failed: the stream is detached and `ended` gets the error. */
   private fail(error: unknown): void {
-    // Once finished the response is done with; what throws then (`ended` itself) is its caller's to report.
+    // Once finished the response is done with. What can throw then is `ended` itself (the middleware's callbacks
+    // do not throw), and it is dropped here: no caller is left to hand it to.
     if (this.finished) return;
     void this.iterator.return?.();
     this.finish(error ?? new Error('The SSE stream failed'));

@@ -163,12 +163,7 @@ export class SseChannel implements AsyncIterableIterator<SseEvent>, QueuedEventS
   }
 
   next(): Promise<IteratorResult<SseEvent>> {
-    const event = this.takeQueued();
-    if (event !== undefined) return Promise.resolve({ value: event, done: false });
-    if (this.ended) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve) => {
-      this.waiter = resolve;
-    });
+    return new Promise((resolve) => this.whenNext(resolve));
   }
 
   /**
