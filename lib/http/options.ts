@@ -253,7 +253,6 @@ export function resolveOptions(options: McpMiddlewareOptions, defaultSessionMana
   const onSessionEvent = options.onEvent ? (event: SessionLifecycleEvent) => observer.emit(event) : undefined;
   sessionManager.attach(server, { sseRetry, maxBufferedBytes, onError, bus, serverEvents, onSessionEvent });
   server.reportErrorsTo(onError);
-  const paramHeaderCache = new WeakMap<object, ReadonlyMap<string, string>>();
   return {
     responseMode,
     onError,
@@ -268,27 +267,15 @@ export function resolveOptions(options: McpMiddlewareOptions, defaultSessionMana
     statelessRuns: new RecencyList(),
     maxBufferedBytes,
     paramHeaders(request) {
-      if (request.method !== 'tools/call' || typeof request.params?.name !== 'string') return undefined;
-      const descriptor = server.toolDescriptor(request.params.name);
-      if (!descriptor) return undefined;
-      let map = paramHeaderCache.get(descriptor);
-      if (!map) {
-        const found = new Map<string, string>();
-        const properties = ((descriptor.inputSchema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {});
-        for (const [argument, schema] of Object.entries(properties)) {
-          if (typeof schema?.['x-mcp-header'] === 'string') found.set(argument, schema['x-mcp-header'] as string);
-        }
-        map = found;
-        paramHeaderCache.set(descriptor, map);
-      }
-      return map;
+      const name = request.params?.name;
+      return request.method === 'tools/call' && typeof name === 'string' ? server.toolParamHeaders(name) : undefined;
     },
     server,
     path,
     sessionManager,
     enableJsonResponse: options.enableJsonResponse ?? d.enableJsonResponse,
     maxBodyBytes,
-    guard: { allowedHosts, allowedOrigins, corsOrigins: cors?.origins },
+    guard: { allowedHosts, allowedOrigins, corsOrigins: cors?.origins, checkedHosts: new Map() },
     cors,
     keepAlive: new KeepAliveTicker(options.sseKeepAlive ?? d.sseKeepAlive),
     sseRetry,

@@ -63,11 +63,6 @@ export function methodSpec(method: string): MethodSpec | undefined {
   return METHOD_ROWS.get(method);
 }
 
-/** A 2026-07-28 request for a method only sessions have (initialize, ping, logging/setLevel, subscribe…). */
-export function isRemovedInStatelessEra(method: string): boolean {
-  return methodSpec(method)?.eras === 'session';
-}
-
 /** The client capability a server → client request needs, if any. */
 export function clientCapabilityFor(method: string): ClientRequestCapability | undefined {
   return methodSpec(method)?.clientCapability;

@@ -290,6 +290,11 @@ export class McpServer {
     return this.toolRegistry.descriptor(name);
   }
 
+  /** @internal The `x-mcp-header` names of an enabled tool's arguments (argument → header), for `Mcp-Param-*` checks. */
+  toolParamHeaders(name: string): ReadonlyMap<string, string> | undefined {
+    return this.toolRegistry.paramHeaders(name);
+  }
+
   /**
    * The OAuth scopes a request needs, from the `requiredScopes` of the tool (`tools/call`), prompt (`prompts/get`)
    * or resource (`resources/read`) it names; undefined when it needs none. The HTTP layer checks them against

@@ -69,6 +69,8 @@ interface ToolEntry {
   handler: (args: unknown, ctx: RequestContext) => CallToolResult | Promise<CallToolResult>;
   taskSupport: TaskSupport;
   requiredScopes: readonly string[] | undefined;
+  /** Argument name → its `x-mcp-header` name, for the arguments that have one; undefined when none has. */
+  paramHeaders: ReadonlyMap<string, string> | undefined;
 }
 
 /** Argument types a `Mcp-Param-*` header can mirror (SEP-2243). */
@@ -115,7 +117,7 @@ export class ToolRegistry {
     if (!['none', 'optional', 'required'].includes(taskSupport)) throw new TypeError(`Tool "${name}": taskSupport must be 'none', 'optional' or 'required' (got ${String(taskSupport)}).`);
     if (taskSupport !== 'none') descriptor.execution = { taskSupport };
     const requiredScopes = config.requiredScopes?.length ? [...config.requiredScopes] : undefined;
-    const entry: ToolEntry = { name, enabled: true, input, output, descriptor, handler: handler as ToolEntry['handler'], requiredScopes, taskSupport };
+    const entry: ToolEntry = { name, enabled: true, input, output, descriptor, handler: handler as ToolEntry['handler'], requiredScopes, taskSupport, paramHeaders: paramHeadersOf(inputJson) };
     this.tools.set(name, entry);
     this.changed();
     const registry = this;
@@ -155,6 +157,15 @@ export class ToolRegistry {
   taskSupport(name: string): TaskSupport | undefined {
     const entry = this.tools.get(name);
     return entry?.enabled ? entry.taskSupport : undefined;
+  }
+
+  /**
+   * The `x-mcp-header` names of an enabled tool's arguments (argument name → header name), for the `Mcp-Param-*`
+   * checks of 2026-07-28 requests; undefined for unknown or disabled tools and for tools with none.
+   */
+  paramHeaders(name: string): ReadonlyMap<string, string> | undefined {
+    const entry = this.tools.get(name);
+    return entry?.enabled ? entry.paramHeaders : undefined;
   }
 
   /** The listed descriptor of a tool (its JSON Schemas included), for header checks and tests. */
@@ -206,6 +217,16 @@ export class ToolRegistry {
     this.listCache = undefined;
     this.onChange();
   }
+}
+
+/** The arguments of a listed input schema that carry `x-mcp-header`, by argument name; undefined when none does. */
+function paramHeadersOf(inputJson: Record<string, unknown>): ReadonlyMap<string, string> | undefined {
+  const found = new Map<string, string>();
+  const properties = (inputJson.properties ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  for (const [argument, schema] of Object.entries(properties)) {
+    if (typeof schema?.['x-mcp-header'] === 'string') found.set(argument, schema['x-mcp-header']);
+  }
+  return found.size > 0 ? found : undefined;
 }
 
 /** What a tool's handler threw (or rejected with): the client's isError result, unless it is the protocol's. */

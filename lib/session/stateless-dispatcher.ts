@@ -8,7 +8,7 @@ import { isThenable } from '../server/handler-result.js';
 import { InputRequiredSignal } from '../server/input-required.js';
 import type { McpServer } from '../server/mcp-server.js';
 import { missingCapabilityError, RequestContext } from '../server/request-context.js';
-import { clientCapabilityFor, isRemovedInStatelessEra, methodSpec } from '../protocol/methods.js';
+import { clientCapabilityFor, methodSpec, type MethodSpec } from '../protocol/methods.js';
 import { hashRequestParams, principalTag, type RequestStateCodec } from '../server/request-state.js';
 import { toErrorResponse } from './error-response.js';
 import type { RequestInfo } from './session-manager.js';
@@ -45,6 +45,8 @@ export class StatelessRun {
     readonly answers: Record<string, unknown>,
     /** @internal Where the run's messages go, the final response last. */
     readonly emit: (message: JsonRpcMessage) => Promise<void> | void,
+    /** @internal The method's row in the method table (looked up once per request), if it has one. */
+    readonly spec: MethodSpec | undefined,
   ) {}
 
   /** Calls `listener` once the final response was emitted (or the run was cancelled): at once when it was. One listener. */
@@ -81,10 +83,11 @@ export class StatelessDispatcher {
   /** Emits related notifications, then the response, through `emit`. */
   run(request: JsonRpcRequest, client: ClientView, modern: boolean, info: RequestInfo, emit: (message: JsonRpcMessage) => Promise<void> | void): StatelessRun {
     const params = request.params;
+    const spec = methodSpec(request.method);
     let answers: Record<string, unknown> = NO_ANSWERS;
     let state: unknown;
     let stateError: McpError | undefined;
-    if (modern && methodSpec(request.method)?.inputResponses) {
+    if (modern && spec?.inputResponses) {
       let opened: ReturnType<StatelessDispatcher['openState']>;
       try {
         opened = this.openState(request, info);
@@ -98,14 +101,14 @@ export class StatelessDispatcher {
     }
     const channel = new StatelessChannel((notification: JsonRpcNotification) => emit(notification), answers, state);
     const ctx = new RequestContext(request, client, channel, info);
-    const run = new StatelessRun(ctx, request, client, info, modern, answers, emit);
+    const run = new StatelessRun(ctx, request, client, info, modern, answers, emit, spec);
     if (stateError) {
       this.answerError(run, stateError);
       return run;
     }
     let invoked: ReturnType<StatelessDispatcher['invoke']>;
     try {
-      invoked = this.invoke(request, ctx, modern);
+      invoked = this.invoke(request, ctx, modern, spec);
       // A low-level handler may return any thenable: one whose `then` throws is answered as an error too.
       if (isThenable(invoked)) {
         invoked.then(
@@ -126,7 +129,7 @@ export class StatelessDispatcher {
   private answer(run: StatelessRun, result: Record<string, unknown>): void {
     let message: JsonRpcMessage;
     try {
-      message = { jsonrpc: '2.0', id: run.request.id, result: run.modern ? this.decorate(run.request.method, result) : result };
+      message = { jsonrpc: '2.0', id: run.request.id, result: run.modern ? this.decorate(run.spec, result) : result };
     } catch (error) {
       return this.answerError(run, error);
     }
@@ -138,7 +141,7 @@ export class StatelessDispatcher {
     const { request, modern } = run;
     let message: JsonRpcMessage;
     try {
-      if (error instanceof InputRequiredSignal && modern && methodSpec(request.method)?.inputResponses) {
+      if (error instanceof InputRequiredSignal && modern && run.spec?.inputResponses) {
         try {
           message = { jsonrpc: '2.0', id: request.id, result: this.inputRequired(request, run.client, run.info, error, run.answers) };
         } catch (sealError) {
@@ -169,9 +172,10 @@ export class StatelessDispatcher {
     run.markDone(this.onError);
   }
 
-  private invoke(request: JsonRpcRequest, ctx: RequestContext, modern: boolean): Promise<Record<string, unknown>> | Record<string, unknown> {
+  private invoke(request: JsonRpcRequest, ctx: RequestContext, modern: boolean, spec: MethodSpec | undefined): Promise<Record<string, unknown>> | Record<string, unknown> {
     if (modern) {
-      if (isRemovedInStatelessEra(request.method)) {
+      // A method only sessions have (initialize, ping, logging/setLevel, subscribe…).
+      if (spec?.eras === 'session') {
         throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method} was removed in 2026-07-28`);
       }
       if (request.method === 'server/discover') return this.discover();
@@ -192,11 +196,11 @@ export class StatelessDispatcher {
     return result;
   }
 
-  private decorate(method: string, result: Record<string, unknown>): Record<string, unknown> {
+  private decorate(spec: MethodSpec | undefined, result: Record<string, unknown>): Record<string, unknown> {
     // A CreateTaskResult (tasks extension) keeps its resultType "task".
     const decorated = copyOwnKeys(result);
     decorated.resultType = result.resultType === 'task' ? 'task' : 'complete';
-    if (methodSpec(method)?.cacheable) {
+    if (spec?.cacheable) {
       decorated.ttlMs = this.cache.ttlMs;
       decorated.cacheScope = this.cache.cacheScope;
     }
