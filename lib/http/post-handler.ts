@@ -260,10 +260,11 @@ async function handleBatch(
 async function writeBatchPreferJson(res: ServerResponse, o: ResolvedOptions, merged: AsyncIterableIterator<SseEvent>): Promise<void> {
   const collected: SseEvent[] = [];
   let gone = false;
-  const off = onResponseClose(res, () => {
+  const onGone = () => {
     gone = true;
     void merged.return?.(undefined);
-  });
+  };
+  onResponseClose(res, onGone);
   try {
     for (;;) {
       const next = await merged.next();
@@ -273,7 +274,7 @@ async function writeBatchPreferJson(res: ServerResponse, o: ResolvedOptions, mer
         collected.push(event); // a response (or a priming event, kept for its id should this become SSE)
         continue;
       }
-      off(); // writeStream watches the connection from here
+      res.off('close', onGone); // writeStream watches the connection from here
       res.writeHead(200, SSE_HEADERS);
       for (const earlier of collected) res.write(formatStreamEvent(earlier));
       res.write(formatStreamEvent(event));
@@ -283,7 +284,7 @@ async function writeBatchPreferJson(res: ServerResponse, o: ResolvedOptions, mer
     void merged.return?.(undefined);
     throw error;
   } finally {
-    off();
+    res.off('close', onGone);
   }
   if (gone) return;
   sendJson(res, 200, collected.flatMap((event) => (event.message === undefined ? [] : [event.message])));

@@ -13,18 +13,13 @@ export function isResponseClosed(res: ServerResponse): boolean {
  * Runs `fn` once when the response's connection closes. A response emits 'close' only once: when the client left
  * while something earlier ran (an async auth middleware, a session restore, one of our own awaits), a listener
  * attached afterwards would never fire. So `fn` runs at once (synchronously) when the response is already
- * closed, and otherwise on its 'close' event. Returns `off()`, which removes the listener (a no-op once `fn` ran).
+ * closed, and otherwise on its 'close' event; `res.off('close', fn)` takes it off again. Returns nothing: a
+ * per-request object registers a bound method of its own and keeps it, where a returned closure to take it off
+ * would be one more function per request (see docs/benchmarks.md, "Collections that churn, closures kept on a
+ * request").
  */
-export function onResponseClose(res: ServerResponse, fn: () => void): () => void {
-  if (isResponseClosed(res)) {
-    fn();
-    return noop;
-  }
+export function onResponseClose(res: ServerResponse, fn: () => void): void {
   // `on`, not `once`: a response emits 'close' once, and `once` wraps `fn` in a bound function and its state.
-  res.on('close', fn);
-  return () => {
-    res.off('close', fn);
-  };
+  if (isResponseClosed(res)) fn();
+  else res.on('close', fn);
 }
-
-function noop(): void {}

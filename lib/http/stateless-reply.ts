@@ -7,7 +7,7 @@ import type { StatelessRun } from '../session/stateless-dispatcher.js';
 import type { ResolvedOptions } from './options.js';
 import { replyShape, type ReplyMode } from './reply-shape.js';
 import { sendJson } from './respond.js';
-import { isResponseClosed } from './response-close.js';
+import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
 import { followStream, SSE_HEADERS } from './stream-writer.js';
 import type { RecencyNode } from '../store/recency-list.js';
@@ -66,10 +66,9 @@ export class StatelessReply implements SseChannelOwner {
     run.whenDone(this.runEnded.bind(this));
     if (this.ended) return ended();
     this.whenEnded = ended;
-    // Cancels at once when the client already left (e.g. while an upstream middleware awaited).
-    if (isResponseClosed(this.res)) this.clientLeft();
-    // `on`, not `once` (see onResponseClose): 'close' comes once, and `finish` removes the listener.
-    else this.res.on('close', (this.closeListener = this.clientLeft.bind(this)));
+    // Cancels at once when the client already left (e.g. while an upstream middleware awaited); `finish` takes the
+    // listener off.
+    onResponseClose(this.res, (this.closeListener = this.clientLeft.bind(this)));
   }
 
   /** On `close()`, once the drain time is up: ends the reply with an error response and cancels the handler. */

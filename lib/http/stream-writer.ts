@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { holdsQueue, type QueuedEventSource, type SseEvent, type SseStream } from '../store/sse-event.js';
 import type { KeepAliveTicker } from './keep-alive.js';
 import { sendJson } from './respond.js';
-import { isResponseClosed } from './response-close.js';
+import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
 import { replyShape } from './reply-shape.js';
 
@@ -105,8 +105,7 @@ class StreamFollower {
     try {
       // A response that closed while something ran before (an auth middleware, a session restore) emits no more
       // 'close': its client has left already.
-      if (isResponseClosed(this.res)) this.clientGone();
-      else this.res.on('close', (this.closeListener = this.clientGone.bind(this)));
+      onResponseClose(this.res, (this.closeListener = this.clientGone.bind(this)));
       if (this.gone) {
         this.pending?.catch(noop); // detached already: the pending next() settles as done
         return this.finish();
