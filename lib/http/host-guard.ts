@@ -11,7 +11,8 @@ export interface HostGuardSettings {
   corsOrigins?: readonly string[] | undefined;
   /**
    * Verdicts on host values already checked against the one list these settings check hosts against
-   * (`allowedHosts`, or `LOOPBACK_HOSTS` for Origins when there is none): see `hostAllowed`. A new, empty Map.
+   * (`allowedHosts`, or `LOOPBACK_HOSTS` for Origins when there is none): see `hostAllowed`. Each settings object
+   * gets an empty Map of its own.
    */
   checkedHosts: Map<string, boolean>;
 }

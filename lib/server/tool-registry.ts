@@ -168,7 +168,7 @@ export class ToolRegistry {
     return entry?.enabled ? entry.paramHeaders : undefined;
   }
 
-  /** The listed descriptor of a tool (its JSON Schemas included), for header checks and tests. */
+  /** The listed descriptor of an enabled tool (its JSON Schemas included), for the observer and tests. */
   descriptor(name: string): Record<string, unknown> | undefined {
     const entry = this.tools.get(name);
     return entry?.enabled ? entry.descriptor : undefined;
