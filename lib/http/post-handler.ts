@@ -16,7 +16,7 @@ import { replyShape } from './reply-shape.js';
 import { sendShuttingDown } from './shutting-down.js';
 import { sendAccepted, sendError, sendJson } from './respond.js';
 import { handleSessionEraStateless, handleStatelessEraPost } from './stateless-post.js';
-import type { ReplyEnded } from './stateless-reply.js';
+import type { ResponseEnded } from './response-ended.js';
 import { onResponseClose } from './response-close.js';
 import { formatStreamEvent } from './sse-format.js';
 import { followStream, SSE_HEADERS, writeStream } from './stream-writer.js';
@@ -64,7 +64,7 @@ function handleBody(req: Req, res: ServerResponse, o: ResolvedOptions, bodyResul
 }
 
 /** A reply's `ended` callback that passes a failure on to `onUnexpected` (an ending without one needs nothing). */
-function failuresTo(onUnexpected: (error: unknown) => void): ReplyEnded {
+function failuresTo(onUnexpected: (error: unknown) => void): ResponseEnded {
   return (error) => {
     if (error !== undefined) onUnexpected(error);
   };

@@ -15,7 +15,8 @@ import { serveListen } from './subscriptions-listen.js';
 import { SSE_HEADERS, writeStream } from './stream-writer.js';
 import { formatStreamEvent } from './sse-format.js';
 import { requestInfo } from './request-info.js';
-import { reportUnserialisable, SHUTDOWN_REASON, StatelessReply, type ReplyEnded } from './stateless-reply.js';
+import { reportUnserialisable, SHUTDOWN_REASON, StatelessReply } from './stateless-reply.js';
+import { untilEnded, type ResponseEnded } from './response-ended.js';
 import { replyShape } from './reply-shape.js';
 import { refuseWithoutRequiredScopes } from '../auth/step-up.js';
 import type { RequestTracking } from '../observability/observer.js';
@@ -30,7 +31,7 @@ type Req = IncomingMessage & { auth?: RequestInfo['authInfo'] };
  * a promise: the promise and its caller's `await` were promise steps of every request (bench/in-process.js counts
  * them).
  */
-export function handleStatelessEraPost(req: Req, res: ServerResponse, o: ResolvedOptions, body: unknown, versionHeader: string | undefined, ended: ReplyEnded): void {
+export function handleStatelessEraPost(req: Req, res: ServerResponse, o: ResolvedOptions, body: unknown, versionHeader: string | undefined, ended: ResponseEnded): void {
   const verdict = checkStatelessInbound(body, versionHeader, (name) => header(req, name), o.paramHeaders);
   if (!verdict.ok) {
     sendError(res, verdict.status, verdict.code, verdict.message, verdict.id, verdict.data);
@@ -49,7 +50,7 @@ export function handleStatelessEraPost(req: Req, res: ServerResponse, o: Resolve
 }
 
 /** A session-era POST when sessions are off (`NeverSessionManager`): served on its own, no session id (as above). */
-export function handleSessionEraStateless(req: Req, res: ServerResponse, o: ResolvedOptions, message: JsonRpcMessage, versionHeader: string | undefined, ended: ReplyEnded): void {
+export function handleSessionEraStateless(req: Req, res: ServerResponse, o: ResolvedOptions, message: JsonRpcMessage, versionHeader: string | undefined, ended: ResponseEnded): void {
   if (!('method' in message) || !('id' in message)) {
     sendAccepted(res);
     return ended();
@@ -72,7 +73,7 @@ export function handleSessionEraStateless(req: Req, res: ServerResponse, o: Reso
 }
 
 /** `ended` told when `promise` settles: with nothing when it fulfils, with its error when it rejects. */
-function settle(promise: Promise<void>, ended: ReplyEnded): void {
+function settle(promise: Promise<void>, ended: ResponseEnded): void {
   promise.then(() => ended(), (error: unknown) => ended(error ?? new Error('Serving the request failed')));
 }
 
@@ -83,7 +84,7 @@ function serveStatelessRequest(
   client: StatelessClient,
   modern: boolean,
   info: RequestInfo,
-  ended: ReplyEnded,
+  ended: ResponseEnded,
 ): void {
   if (!o.observer.active) return serveStatelessReply(res, o, request, client, modern, info, undefined, ended);
   settle(serveObserved(res, o, request, client, modern, info), ended);
@@ -93,7 +94,7 @@ function serveStatelessRequest(
 async function serveObserved(res: ServerResponse, o: ResolvedOptions, request: JsonRpcRequest, client: StatelessClient, modern: boolean, info: RequestInfo): Promise<void> {
   const tracking = o.observer.begin('stateless', request, undefined, client.protocolVersion, res.req.headers);
   try {
-    await new Promise<void>((resolve, reject) => serveStatelessReply(res, o, request, client, modern, info, tracking, (error) => (error === undefined ? resolve() : reject(error))));
+    await untilEnded((ended) => serveStatelessReply(res, o, request, client, modern, info, tracking, ended));
   } finally {
     tracking.end();
   }
@@ -108,7 +109,7 @@ function serveStatelessReply(
   modern: boolean,
   info: RequestInfo,
   tracking: RequestTracking | undefined,
-  ended: ReplyEnded,
+  ended: ResponseEnded,
 ): void {
   const primes = client.protocolVersion >= PRIMING_MIN_VERSION;
   const persisted = o.sessionManager.persistedReplies?.open(primes, info.principal, request.id);

@@ -8,6 +8,7 @@ import type { ResolvedOptions } from './options.js';
 import { replyShape, type ReplyMode } from './reply-shape.js';
 import { sendJson } from './respond.js';
 import { onResponseClose } from './response-close.js';
+import type { ResponseEnded } from './response-ended.js';
 import { formatStreamEvent } from './sse-format.js';
 import { followStream, SSE_HEADERS } from './stream-writer.js';
 import type { RecencyNode } from '../store/recency-list.js';
@@ -42,7 +43,7 @@ export class StatelessReply implements SseChannelOwner {
   /** Its entry in `statelessRuns`, while the handler runs. */
   private running: RecencyNode<{ stop(): void }> | undefined;
   /** What `follow` was given: told once the reply has ended. */
-  private whenEnded: ReplyEnded | undefined;
+  private whenEnded: ResponseEnded | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -58,7 +59,7 @@ export class StatelessReply implements SseChannelOwner {
    * with the error when writing the reply failed. A callback, not a promise: the promise and its caller's `await`
    * were two of a call's promise steps (bench/in-process.js counts them).
    */
-  follow(run: StatelessRun, ended: ReplyEnded): void {
+  follow(run: StatelessRun, ended: ResponseEnded): void {
     this.run = run;
     if (this.abortBeforeRun) run.ctx.abort(this.abortBeforeRun);
     this.running = this.o.statelessRuns.add(this);
@@ -172,9 +173,6 @@ export class StatelessReply implements SseChannelOwner {
     this.whenEnded?.(error);
   }
 }
-
-/** Told once a reply has ended: with no argument when it was written (or the client left), else with why it failed. */
-export type ReplyEnded = (error?: unknown) => void;
 
 /** A handler's result that JSON cannot carry (a BigInt, a cycle): the client got -32603; the fault is the server's. */
 export function reportUnserialisable(o: ResolvedOptions, request: JsonRpcRequest, error: unknown, tracking: RequestTracking | undefined): void {

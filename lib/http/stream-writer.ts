@@ -3,6 +3,7 @@ import { holdsQueue, type QueuedEventSource, type SseEvent, type SseStream } fro
 import type { KeepAliveTicker } from './keep-alive.js';
 import { sendJson } from './respond.js';
 import { onResponseClose } from './response-close.js';
+import { untilEnded, type ResponseEnded } from './response-ended.js';
 import { formatStreamEvent } from './sse-format.js';
 import { replyShape } from './reply-shape.js';
 
@@ -36,13 +37,8 @@ export interface WriteOptions {
  * connection: `followStream` with a promise, for callers that await it. Rejects when writing failed.
  */
 export function writeStream(res: ServerResponse, stream: SseStream, options: WriteOptions): Promise<void> {
-  return new Promise((resolve, reject) => {
-    followStream(res, stream, options, (error) => (error === undefined ? resolve() : reject(error)));
-  });
+  return untilEnded((ended) => followStream(res, stream, options, ended));
 }
-
-/** Told once a stream's response has ended (or its client left): with no argument, or with why writing failed. */
-export type StreamEnded = (error?: unknown) => void;
 
 /**
  * Writes a stream as one SSE response and ends it when the stream ends, so keep-alive clients reuse the
@@ -58,7 +54,7 @@ export type StreamEnded = (error?: unknown) => void;
  * and the caller's `catch` were four of its promise steps; bench/in-process.js counts them). Any other stream is
  * read with `next()`.
  */
-export function followStream(res: ServerResponse, stream: SseStream, options: WriteOptions, ended: StreamEnded): void {
+export function followStream(res: ServerResponse, stream: SseStream, options: WriteOptions, ended: ResponseEnded): void {
   new StreamFollower(res, stream[Symbol.asyncIterator](), options, ended).start();
 }
 
@@ -95,7 +91,7 @@ class StreamFollower {
     private readonly res: ServerResponse,
     private readonly iterator: AsyncIterator<SseEvent>,
     private readonly options: WriteOptions,
-    private readonly ended: StreamEnded,
+    private readonly ended: ResponseEnded,
   ) {
     this.channel = holdsQueue(iterator) ? iterator : undefined;
     this.pending = options.pendingNext;
