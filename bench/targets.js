@@ -103,6 +103,23 @@ const TARGETS = [
     description: 'the least a 2025-11-25 session tools/call answered as SSE takes, by hand: session lookup and version check, the same checks, zod schema and handler, one SSE event with a Content-Length; no resumability or anything else: a lower bound for node-mcp-session',
   },
   {
+    name: 'node-least-standard-2026',
+    mcp: true,
+    modern: true,
+    mount: 'node',
+    reference: true,
+    baseline: NODE_FLOOR,
+    description: 'node-least-mcp-2026 plus the least of what this project\'s standards ask of every call: the Host/Origin guard, the body limit in bytes, the call cancelled when its client goes away (a record per running call): what a call that is secure by default takes at the least, by hand',
+  },
+  {
+    name: 'node-least-standard-session',
+    mcp: true,
+    mount: 'node',
+    reference: true,
+    baseline: NODE_FLOOR,
+    description: 'node-least-mcp-session plus the guard, the body limit and cancellation (by notifications/cancelled or the client going away), answered resumably: a priming event, event ids, the stream\'s events kept in memory within bounds (64 streams, 1 MiB per session): what a resumable session call takes at the least, by hand',
+  },
+  {
     name: 'node-floor-plus-8us',
     mcp: false,
     mount: 'node',
