@@ -258,7 +258,7 @@ function leastStandard() {
       const streamId = `${state.prefix}.${++state.next}`;
       const priming = `id: ${streamId}/0\nretry: 3000\ndata: \n\n`;
       const response = `event: message\nid: ${streamId}/1\ndata: ${text}\n\n`;
-      const bytes = priming.length + response.length;
+      const bytes = priming.length + response.length; // its bytes: the answer here is ASCII (a server to use would count UTF-8)
       state.streams.set(streamId, { events: [priming, response], bytes });
       state.bytes += bytes;
       if (state.streams.size > MAX_STREAMS || state.bytes > MAX_SESSION_BYTES) {
