@@ -147,6 +147,8 @@ function leastMcpHandler({ session, redis, standard = false }) {
       const tool = tools.get(m.params?.name);
       if (!tool) return fail(res, 400, -32602, 'Unknown tool', m.id);
       const args = tool.input.safeParse(m.params.arguments ?? {});
+      const refused = session && kept?.refusal(req.headers['mcp-session-id'], m.id);
+      if (refused) return fail(res, 400, -32600, refused, m.id);
       const call = kept?.start(res, session ? req.headers['mcp-session-id'] : undefined, m.id);
       let result;
       try {
@@ -176,16 +178,20 @@ function leastMcpHandler({ session, redis, standard = false }) {
 /**
  * What leastMcpHandler's `standard` adds, at its least: the Host/Origin guard (loopback names, any port), the body
  * limit (4 MiB, the middleware's default), a record per running call (its session's calls by JSON-RPC id, for
- * `notifications/cancelled`; cancelled too when the response closes before it is answered; the signal made only
- * when a handler asks for it), and a session's streams kept for a resume: a priming event with an id and a retry,
- * the response as an event with the next id, and both kept with their stream, at most 64 streams and 1 MiB per
- * session (the oldest streams go first; the middleware's defaults). The GET that would replay them is not written:
- * it is not on a call's path.
+ * `notifications/cancelled`, a request id already running refused, at most 100 running; cancelled too when the
+ * response closes before it is answered; the signal made only when a handler asks for it), and a session's streams kept for a resume: a priming event with an id and a retry,
+ * the response as an event with the next id, and both kept with their stream, at most 64 streams and 4 MiB per
+ * session and 32 MiB in all (the oldest streams of the session go first; the middleware's defaults). Not written,
+ * as they are not on a call's path: the GET that would replay them, and the expiry of kept streams.
  */
 function leastStandard() {
   const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
   const MAX_STREAMS = 64;
-  const MAX_SESSION_BYTES = 1024 * 1024;
+  const MAX_SESSION_BYTES = 4 * 1024 * 1024;
+  const MAX_RUNNING = 100;
+  const MAX_BYTES = 32 * 1024 * 1024;
+  /** The bytes kept by every session together. */
+  let keptBytes = 0;
   /** `Host` (or an Origin's host) without its port, if it is a loopback name. */
   const loopback = (host) => {
     const end = host.startsWith('[') ? host.indexOf(']') + 1 : host.indexOf(':');
@@ -231,6 +237,13 @@ function leastStandard() {
       // The running calls in an array: a Map that goes from one key to none on every call rebuilds its table.
       sessions.set(sessionId, { streams: new Map(), bytes: 0, calls: [], next: 0, prefix: sessionId.slice(0, 8) });
     },
+    /** Why a session cannot take a request now (its id in use by a running call, or 100 running), if it cannot. */
+    refusal(sessionId, id) {
+      const calls = sessions.get(sessionId)?.calls;
+      if (!calls) return undefined;
+      if (calls.length >= MAX_RUNNING) return 'Too many requests in progress';
+      return calls.some((call) => call.id === id) ? 'Request id in use' : undefined;
+    },
     start(res, sessionId, id) {
       const state = sessionId === undefined ? undefined : sessions.get(sessionId);
       const call = new Call(res, state, id);
@@ -261,11 +274,15 @@ function leastStandard() {
       const bytes = priming.length + response.length; // its bytes: the answer here is ASCII (a server to use would count UTF-8)
       state.streams.set(streamId, { events: [priming, response], bytes });
       state.bytes += bytes;
-      if (state.streams.size > MAX_STREAMS || state.bytes > MAX_SESSION_BYTES) {
+      keptBytes += bytes;
+      // Over a bound, this session's oldest streams go (a server to use would take the largest session's when only
+      // the process-wide bound is passed).
+      if (state.streams.size > MAX_STREAMS || state.bytes > MAX_SESSION_BYTES || keptBytes > MAX_BYTES) {
         for (const [oldest, stream] of state.streams) {
-          if (state.streams.size <= MAX_STREAMS && state.bytes <= MAX_SESSION_BYTES) break;
+          if (state.streams.size <= MAX_STREAMS && state.bytes <= MAX_SESSION_BYTES && keptBytes <= MAX_BYTES) break;
           state.streams.delete(oldest);
           state.bytes -= stream.bytes;
+          keptBytes -= stream.bytes;
         }
       }
       return priming + response;

@@ -117,7 +117,7 @@ const TARGETS = [
     mount: 'node',
     reference: true,
     baseline: NODE_FLOOR,
-    description: 'node-least-mcp-session plus the guard, the body limit and cancellation (by notifications/cancelled or the client going away), answered resumably: a priming event, event ids, the stream\'s events kept in memory within bounds (64 streams, 1 MiB per session): what a resumable session call takes at the least, by hand',
+    description: 'node-least-mcp-session plus the guard, the body limit and cancellation (by notifications/cancelled or the client going away), answered resumably: a priming event, event ids, the stream\'s events kept in memory within bounds (64 streams and 4 MiB per session, 32 MiB in all): what a resumable session call takes at the least, by hand',
   },
   {
     name: 'node-floor-plus-8us',
