@@ -192,9 +192,9 @@ function goals() {
 // ---------------------------------------------------------------------------------------------- markdown
 
 function verdict(g) {
-  const unsettled = (g.unsettled ? `, not settled by this run: ${g.unsettled}` : '') + (g.standardMissed ? `; ${g.standardMissed}` : '');
-  if (g.cpuMet === undefined || g.cpuMet === g.met) return (g.met ? '**met**' : '**missed**') + unsettled;
-  return (g.met ? '**met** by req/s, missed by CPU per request' : '**met** by CPU per request, missed by req/s') + unsettled;
+  const qualifiers = (g.unsettled ? `, not settled by this run: ${g.unsettled}` : '') + (g.standardMissed ? `; ${g.standardMissed}` : '');
+  if (g.cpuMet === undefined || g.cpuMet === g.met) return (g.met ? '**met**' : '**missed**') + qualifiers;
+  return (g.met ? '**met** by req/s, missed by CPU per request' : '**met** by CPU per request, missed by req/s') + qualifiers;
 }
 
 /** A profile's location with the build directory shown as dist/cjs (a `--head` build lives in a temp directory). */
