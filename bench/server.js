@@ -119,6 +119,8 @@ function leastMcpHandler({ session, redis, standard = false }) {
       const isRequest = typeof m.id === 'string' || (typeof m.id === 'number' && Number.isInteger(m.id));
       if (m.id !== undefined && !isRequest) return fail(res, 400, -32600, 'Invalid Request');
       const version = req.headers['mcp-protocol-version'];
+      /** With `standard`, what the session keeps of its running calls and streams (looked up once per request). */
+      let keptSession;
       if (session) {
         if (m.method === 'initialize') {
           if (!isRequest || !isObject(m.params) || typeof m.params.protocolVersion !== 'string' || !isObject(m.params.capabilities) || !isObject(m.params.clientInfo)) return fail(res, 400, -32602, 'Invalid params', m.id);
@@ -132,6 +134,7 @@ function leastMcpHandler({ session, redis, standard = false }) {
         const negotiated = sessions.get(sessionId);
         if (negotiated === undefined) return fail(res, 404, -32001, 'Session not found', m.id);
         if (version !== undefined && version !== negotiated) return fail(res, 400, -32000, 'Bad MCP-Protocol-Version', m.id);
+        keptSession = kept?.session(sessionId);
       } else {
         const meta = m.params?._meta;
         if (version !== MODERN_PROTOCOL_VERSION || !isObject(meta) || meta['io.modelcontextprotocol/protocolVersion'] !== version) return fail(res, 400, -32600, 'Invalid Request: protocol version', m.id);
@@ -139,7 +142,7 @@ function leastMcpHandler({ session, redis, standard = false }) {
         if (req.headers['mcp-method'] !== m.method || (m.method === 'tools/call' && req.headers['mcp-name'] !== m.params?.name)) return fail(res, 400, -32001, 'Header mismatch', m.id);
       }
       if (!isRequest) {
-        if (kept && session && m.method === 'notifications/cancelled') kept.cancel(req.headers['mcp-session-id'], m.params?.requestId);
+        if (keptSession && m.method === 'notifications/cancelled') kept.cancel(keptSession, m.params?.requestId);
         res.writeHead(202).end();
         return;
       }
@@ -147,9 +150,9 @@ function leastMcpHandler({ session, redis, standard = false }) {
       const tool = tools.get(m.params?.name);
       if (!tool) return fail(res, 400, -32602, 'Unknown tool', m.id);
       const args = tool.input.safeParse(m.params.arguments ?? {});
-      const refused = session && kept?.refusal(req.headers['mcp-session-id'], m.id);
+      const refused = keptSession && kept.refusal(keptSession, m.id);
       if (refused) return fail(res, 400, -32600, refused, m.id);
-      const call = kept?.start(res, session ? req.headers['mcp-session-id'] : undefined, m.id);
+      const call = kept?.start(res, keptSession, m.id);
       let result;
       try {
         result = args.success ? await tool.handler(args.data, call) : { content: [{ type: 'text', text: 'Invalid arguments' }], isError: true };
@@ -162,7 +165,7 @@ function leastMcpHandler({ session, redis, standard = false }) {
         return answer(res, 200, { jsonrpc: '2.0', id: m.id, result });
       }
       const text = JSON.stringify({ jsonrpc: '2.0', id: m.id, result });
-      if (call) return sendEvents(res, kept.resumableEvents(req.headers['mcp-session-id'], text));
+      if (keptSession) return sendEvents(res, kept.resumableEvents(keptSession, text));
       if (!store) return sendEvents(res, `event: message\ndata: ${text}\n\n`);
       let eventId;
       try {
@@ -237,15 +240,17 @@ function leastStandard() {
       // The running calls in an array: a Map that goes from one key to none on every call rebuilds its table.
       sessions.set(sessionId, { streams: new Map(), bytes: 0, calls: [], next: 0, prefix: sessionId.slice(0, 8) });
     },
-    /** Why a session cannot take a request now (its id in use by a running call, or 100 running), if it cannot. */
-    refusal(sessionId, id) {
-      const calls = sessions.get(sessionId)?.calls;
-      if (!calls) return undefined;
-      if (calls.length >= MAX_RUNNING) return 'Too many requests in progress';
-      return calls.some((call) => call.id === id) ? 'Request id in use' : undefined;
+    /** What a session keeps (see `openSession`), looked up once per request and handed to the methods below. */
+    session(sessionId) {
+      return sessions.get(sessionId);
     },
-    start(res, sessionId, id) {
-      const state = sessionId === undefined ? undefined : sessions.get(sessionId);
+    /** Why a session cannot take a request now (its id in use by a running call, or 100 running), if it cannot. */
+    refusal(state, id) {
+      if (state.calls.length >= MAX_RUNNING) return 'Too many requests in progress';
+      return state.calls.some((call) => call.id === id) ? 'Request id in use' : undefined;
+    },
+    /** A running call's record; `state`: its session's, or undefined for a 2026-07-28 request. */
+    start(res, state, id) {
       const call = new Call(res, state, id);
       res.on('close', call.onClose);
       state?.calls.push(call);
@@ -262,12 +267,11 @@ function leastStandard() {
       }
       return call.cancelled;
     },
-    cancel(sessionId, requestId) {
-      sessions.get(sessionId)?.calls.find((call) => call.id === requestId)?.cancel();
+    cancel(state, requestId) {
+      state.calls.find((call) => call.id === requestId)?.cancel();
     },
     /** The answer of one call as a resumable stream: its priming event and its response, both kept for a resume. */
-    resumableEvents(sessionId, text) {
-      const state = sessions.get(sessionId);
+    resumableEvents(state, text) {
       const streamId = `${state.prefix}.${++state.next}`;
       const priming = `id: ${streamId}/0\nretry: 3000\ndata: \n\n`;
       const response = `event: message\nid: ${streamId}/1\ndata: ${text}\n\n`;
